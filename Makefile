@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-2.0
+# memwatch build: bpf/*.bpf.c -> build/*.bpf.o -> build/*.skel.h (bpftool)
+# -> user objects -> build/memwatch. `make V=1` shows full commands.
+
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+BUILD    := build
+VERSION  := 0.1.0
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+	    -Iinclude -Iuser -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
+LDLIBS   := -lbpf -lelf -lz
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
+	      -Iinclude -Ivmlinux
+
+# Debian packages the build and the tests need; `make deps` installs the
+# missing ones (as root), and every top-level target runs it first.
+DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
+	    libcriterion-dev gcc make
+
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
+# everything but main.o links into the unit tests as well
+LIB_OBJS  := $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
+
+UNIT_SRCS  := $(wildcard tests/unit/*.c)
+INTEG_SRCS := $(wildcard tests/integration/*.c)
+TARGETS    := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(wildcard tests/targets/*.c))
+FIXTURES   := $(BUILD)/fixtures/pie $(BUILD)/fixtures/nopie \
+	      $(BUILD)/fixtures/libfix.so $(BUILD)/fixtures/stripped
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all deps demo test unit integration clean vmlinux
+
+all: $(BUILD)/memwatch
+
+deps:
+	$(Q)missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "memwatch: installing missing packages:" $$missing; \
+		apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing \
+			>/dev/null || exit 1; \
+	fi
+
+# vmlinux.h is committed; this regenerates it from the running kernel.
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h
+
+$(BUILD) $(BUILD)/user $(BUILD)/tests $(BUILD)/targets $(BUILD)/fixtures:
+	$(Q)mkdir -p $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c include/memwatch.h vmlinux/vmlinux.h | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(BUILD)/user/%.o: user/%.c $(wildcard user/*.h) include/memwatch.h \
+		   $(BUILD)/memwatch.skel.h | $(BUILD)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/memwatch: $(USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# ---------------------------------------------------------------- tests
+
+$(BUILD)/targets/%: tests/targets/%.c | $(BUILD)/targets
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O0 -g -fno-builtin -Wall -Wno-alloc-size-larger-than -Wno-use-after-free -pthread $< -o $@
+
+# ELF fixtures for the symbol reader: PIE and non-PIE executables, a
+# shared library, and a stripped copy with its symbols in a debug file.
+$(BUILD)/fixtures/pie: tests/fixtures/elf_fixture.c | $(BUILD)/fixtures
+	$(Q)$(CC) -O1 -g -fPIE -pie $< -o $@
+$(BUILD)/fixtures/nopie: tests/fixtures/elf_fixture.c | $(BUILD)/fixtures
+	$(Q)$(CC) -O1 -g -fno-PIE -no-pie $< -o $@
+$(BUILD)/fixtures/libfix.so: tests/fixtures/elf_fixture.c | $(BUILD)/fixtures
+	$(Q)$(CC) -O1 -g -fPIC -shared -DFIXTURE_LIB $< -o $@
+$(BUILD)/fixtures/stripped: $(BUILD)/fixtures/pie
+	$(Q)objcopy --only-keep-debug $< $@.debug
+	$(Q)objcopy --strip-all $< $@
+
+$(BUILD)/unit_tests: $(UNIT_SRCS) $(LIB_OBJS) | $(BUILD)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(LDLIBS) -o $@
+
+$(BUILD)/integration_tests: $(INTEG_SRCS) tests/integration/harness.h | $(BUILD)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/integration $(INTEG_SRCS) -lcriterion -o $@
+
+unit: deps $(BUILD)/unit_tests $(FIXTURES)
+	$(BUILD)/unit_tests
+
+integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS)
+	$(BUILD)/integration_tests --jobs 1
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch
+	$(Q)$(MAKE) --no-print-directory unit integration
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/targets/demo
+	$(Q)sh tests/demo.sh
+
+clean:
+	rm -rf $(BUILD)

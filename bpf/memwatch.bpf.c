@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memwatch.bpf.c - the kernel side. Uprobes on the target's allocator and on
+ * the functions the user names as a structure's insert/remove keep, per
+ * target: a table of live blocks, per-CPU counters, and per-structure
+ * element counts and charged bytes. The loader (user/) only reads the maps.
+ *
+ * Pairing: a thread's outermost allocator call is recorded with the stack
+ * pointer at its entry. A later entry deeper on the stack, or at the same
+ * depth (a tail call: glibc's reallocarray jumps to realloc), is a nested
+ * call and is ignored; a return whose stack pointer is not the recorded
+ * one + 8 belongs to a nested call. A record found by an entry higher on
+ * the stack, or older than MW_STALE_NS, lost its return: it is counted,
+ * never silently reused.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "memwatch.h"
+
+/* No allocator call lasts this long; a record this old lost its return. */
+#define MW_STALE_NS 1000000000ull
+
+/* libbpf 1.1 stops at the fifth argument; the sixth is in r9 on x86-64. */
+#define MW_PARM6(x) ((x)->r9)
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* The outermost allocator call a thread is in. */
+struct mw_call {
+	__u64 sp;		/* stack pointer at entry; 0: no call */
+	__u64 start_ns;		/* when the call started */
+	__u64 old;		/* realloc: old block; posix_memalign: out */
+	__u64 size;		/* requested bytes */
+	__u32 op;
+	__u32 slot;
+	__u32 charge;		/* structure id + 1 charged, 0: none */
+	__u32 bad_size;		/* size product overflowed: call must fail */
+	struct mw_block stash;	/* realloc: the old block, taken at entry */
+	__u32 has_stash;
+	__u32 pad;
+};
+
+/* An insert or remove call in progress on a thread. */
+struct mw_scope {
+	__u64 sp;
+	__u64 cookie;
+	__s64 arg_delta;	/* delta read from an argument at entry */
+};
+
+struct mw_thread {
+	struct mw_call call;
+	__u32 nscopes;
+	__u32 pad;
+	struct mw_scope scopes[MW_MAX_SCOPES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MW_DEFAULT_LIVE_BLOCKS);	/* set by the loader */
+	__type(key, struct mw_block_key);
+	__type(value, struct mw_block);
+} live SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MW_MAX_TARGETS);
+	__type(key, __u32);		/* tgid */
+	__type(value, __u32);		/* slot */
+} slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MW_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct mw_stats);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MW_MAX_TARGETS * MW_MAX_STRUCTS);
+	__type(key, __u32);
+	__type(value, struct mw_struct_stats);
+} struct_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct mw_thread);
+} threads SEC(".maps");
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Returns the calling process's target slot, or NULL if it is not one. */
+static __always_inline __u32 *current_slot(__u32 *tgid)
+{
+	*tgid = bpf_get_current_pid_tgid() >> 32;
+	return bpf_map_lookup_elem(&slots, tgid);
+}
+
+static __always_inline void count(__u32 slot, __u32 counter, __u64 n)
+{
+	struct mw_stats *s = bpf_map_lookup_elem(&stats, &slot);
+
+	if (s && counter < MW_C__COUNT)
+		s->c[counter] += n;
+}
+
+static __always_inline struct mw_struct_stats *sstats(__u32 slot, __u32 id)
+{
+	__u32 key = slot * MW_MAX_STRUCTS + id;
+
+	return bpf_map_lookup_elem(&struct_stats, &key);
+}
+
+static __always_inline struct mw_thread *thread(bool create)
+{
+	return bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* Integer registers hold 32-bit values with undefined upper halves when the
+ * C type is int: a value outside the 32-bit range is read as its low half. */
+static __always_inline __s64 as_count(__u64 reg)
+{
+	__s64 v = (__s64)reg;
+
+	if (v > 0x7fffffffLL || v < -0x80000000LL)
+		v = (__s32)reg;
+	return v;
+}
+
+/* Drops scopes whose call has returned unseen: a frame at or above @sp. */
+static __always_inline void prune_scopes(struct mw_thread *t, __u64 sp,
+					 __u32 slot)
+{
+	for (int i = 0; i < MW_MAX_SCOPES; i++) {
+		__u32 n = t->nscopes;
+
+		if (n == 0 || n > MW_MAX_SCOPES)
+			break;
+		if (t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)].sp > sp)
+			break;
+		t->nscopes = n - 1;
+		count(slot, MW_C_LOST_UNPAIRED, 1);
+	}
+}
+
+/* The innermost insert scope still open, as structure id + 1; 0: none.
+ * Stale scopes must have been pruned first. */
+static __always_inline __u32 innermost_insert(struct mw_thread *t)
+{
+	for (int i = MW_MAX_SCOPES - 1; i >= 0; i--) {
+		if ((__u32)i >= t->nscopes)
+			continue;
+		if (!(t->scopes[i].cookie & MW_SF_REMOVE))
+			return MW_SF_ID(t->scopes[i].cookie) + 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------- live-block table */
+
+static __always_inline void block_live(__u32 slot, __u32 tgid, __u64 addr,
+				       __u64 size, __u32 charge)
+{
+	struct mw_block_key key = { .tgid = tgid, .addr = addr };
+	struct mw_block blk = { .size = size, .struct_id = charge };
+	struct mw_struct_stats *ss;
+	long err;
+
+	err = bpf_map_update_elem(&live, &key, &blk, BPF_NOEXIST);
+	if (err == -17 /* EEXIST: its free was never seen */) {
+		struct mw_block *old = bpf_map_lookup_elem(&live, &key);
+
+		count(slot, MW_C_LOST_UNPAIRED, 1);
+		if (old) {
+			count(slot, MW_C_FREE_CALLS, 1);
+			count(slot, MW_C_FREE_BYTES, old->size);
+			if (old->struct_id && (ss = sstats(slot, old->struct_id - 1)))
+				ss->free_bytes += old->size;
+		}
+		err = bpf_map_update_elem(&live, &key, &blk, BPF_ANY);
+	}
+	if (err) {
+		count(slot, MW_C_LOST_TABLE_FULL, 1);
+		return;
+	}
+	count(slot, MW_C_ALLOC_CALLS, 1);
+	count(slot, MW_C_ALLOC_BYTES, size);
+	if (charge && (ss = sstats(slot, charge - 1)))
+		ss->alloc_bytes += size;
+}
+
+static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
+{
+	struct mw_struct_stats *ss;
+
+	count(slot, MW_C_FREE_CALLS, 1);
+	count(slot, MW_C_FREE_BYTES, blk->size);
+	if (blk->struct_id && (ss = sstats(slot, blk->struct_id - 1)))
+		ss->free_bytes += blk->size;
+}
+
+/* Takes @addr out of the table into @out; returns false if untracked. */
+static __always_inline bool block_take(__u32 tgid, __u64 addr,
+				       struct mw_block *out)
+{
+	struct mw_block_key key = { .tgid = tgid, .addr = addr };
+	struct mw_block *blk = bpf_map_lookup_elem(&live, &key);
+
+	if (!blk)
+		return false;
+	*out = *blk;
+	return bpf_map_delete_elem(&live, &key) == 0;
+}
+
+static __always_inline void block_free(__u32 slot, __u32 tgid, __u64 addr)
+{
+	struct mw_block blk;
+
+	if (!addr)
+		return;
+	if (block_take(tgid, addr, &blk))
+		block_gone(slot, &blk);
+	else
+		count(slot, MW_C_UNTRACKED_FREES, 1);
+}
+
+/* ------------------------------------------------------ allocator probes */
+
+/* A realloc whose return was lost: its old block may still be live, so
+ * put it back rather than lose it (the call is counted as unpaired). */
+static __always_inline void restore_stash(struct mw_thread *t, __u32 tgid)
+{
+	struct mw_block_key key = { .tgid = tgid, .addr = t->call.old };
+
+	if (t->call.has_stash)
+		bpf_map_update_elem(&live, &key, &t->call.stash, BPF_NOEXIST);
+}
+
+/* a * b into @out; true if it overflows 64 bits. Written with 32-bit halves:
+ * clang turns the usual division test into a 128-bit multiply, which BPF
+ * does not have. */
+static __always_inline bool mul_overflows(__u64 a, __u64 b, __u64 *out)
+{
+	__u64 ahi = a >> 32, alo = a & 0xffffffff;
+	__u64 bhi = b >> 32, blo = b & 0xffffffff;
+	__u64 cross, low;
+
+	*out = a * b;
+	if (ahi && bhi)
+		return true;
+	cross = ahi * blo + alo * bhi;	/* one of the two terms is 0 */
+	if (cross >> 32)
+		return true;
+	low = alo * blo;
+	return low + (cross << 32) < low;
+}
+
+SEC("uprobe")
+int alloc_enter(struct pt_regs *ctx)
+{
+	__u32 op = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 sp = PT_REGS_SP(ctx);
+	struct mw_thread *t;
+	struct mw_call c = {};
+	__u32 tgid, *slot;
+	__u64 now;
+
+	slot = current_slot(&tgid);
+	if (!slot)
+		return 0;
+	t = thread(true);
+	if (!t) {
+		count(*slot, MW_C_LOST_UNPAIRED, 1);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	if (t->call.sp) {
+		if (t->call.sp >= sp && now - t->call.start_ns < MW_STALE_NS)
+			return 0;	/* nested inside an outer allocator call */
+		count(*slot, MW_C_LOST_UNPAIRED, 1);
+		restore_stash(t, tgid);
+		t->call.sp = 0;
+	}
+
+	c.op = op;
+	c.slot = *slot;
+	switch (op) {
+	case MW_OP_FREE:
+		block_free(*slot, tgid, PT_REGS_PARM1(ctx));
+		return 0;
+	case MW_OP_MALLOC:
+		c.size = PT_REGS_PARM1(ctx);
+		break;
+	case MW_OP_CALLOC:
+		c.bad_size = mul_overflows(PT_REGS_PARM1(ctx),
+					   PT_REGS_PARM2(ctx), &c.size);
+		break;
+	case MW_OP_REALLOC:
+		c.old = PT_REGS_PARM1(ctx);
+		c.size = PT_REGS_PARM2(ctx);
+		break;
+	case MW_OP_REALLOCARRAY:
+		c.old = PT_REGS_PARM1(ctx);
+		c.bad_size = mul_overflows(PT_REGS_PARM2(ctx),
+					   PT_REGS_PARM3(ctx), &c.size);
+		break;
+	case MW_OP_MEMALIGN:
+		c.size = PT_REGS_PARM2(ctx);
+		break;
+	case MW_OP_POSIX_MEMALIGN:
+		c.old = PT_REGS_PARM1(ctx);
+		c.size = PT_REGS_PARM3(ctx);
+		break;
+	default:
+		return 0;
+	}
+
+	/*
+	 * realloc frees the old block before it returns, and another thread
+	 * may be handed the same address at once: take it out of the table
+	 * now and put it back only if the call fails.
+	 */
+	if ((op == MW_OP_REALLOC || op == MW_OP_REALLOCARRAY) && c.old &&
+	    !c.bad_size)
+		c.has_stash = block_take(tgid, c.old, &c.stash);
+
+	prune_scopes(t, sp, c.slot);
+	c.charge = innermost_insert(t);
+	c.sp = sp;
+	c.start_ns = now;
+	t->call = c;
+	return 0;
+}
+
+static __always_inline void realloc_return(struct mw_call *c, __u32 tgid,
+					   __u64 ret)
+{
+	struct mw_block_key key = { .tgid = tgid, .addr = c->old };
+	__u32 charge = c->charge;
+
+	if (c->bad_size || (!ret && (c->size || !c->old))) {
+		/* failed: the old block is still live, unchanged */
+		if (c->has_stash &&
+		    bpf_map_update_elem(&live, &key, &c->stash, BPF_NOEXIST))
+			count(c->slot, MW_C_LOST_TABLE_FULL, 1);
+		count(c->slot, MW_C_FAILED_CALLS, 1);
+		return;
+	}
+	if (c->old) {
+		if (c->has_stash) {
+			block_gone(c->slot, &c->stash);
+			if (c->stash.struct_id)
+				charge = c->stash.struct_id;
+		} else {
+			count(c->slot, MW_C_UNTRACKED_FREES, 1);
+		}
+	}
+	if (ret)	/* realloc(p, 0) returned NULL: p was freed, nothing new */
+		block_live(c->slot, tgid, ret, c->size, charge);
+}
+
+SEC("uretprobe")
+int alloc_return(struct pt_regs *ctx)
+{
+	__u64 ret = PT_REGS_RC(ctx);
+	struct mw_thread *t;
+	struct mw_call c;
+	__u32 tgid;
+
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	t = thread(false);
+	if (!t || !t->call.sp || t->call.sp + 8 != PT_REGS_SP(ctx))
+		return 0;	/* not the outermost call's return */
+	c = t->call;
+	t->call.sp = 0;
+
+	switch (c.op) {
+	case MW_OP_REALLOC:
+	case MW_OP_REALLOCARRAY:
+		realloc_return(&c, tgid, ret);
+		return 0;
+	case MW_OP_POSIX_MEMALIGN:
+		if ((int)ret != 0 ||
+		    bpf_probe_read_user(&ret, sizeof(ret), (void *)c.old))
+			ret = 0;
+		break;
+	default:
+		if (c.bad_size)
+			ret = 0;
+		break;
+	}
+	if (!ret) {
+		count(c.slot, MW_C_FAILED_CALLS, 1);
+		return 0;
+	}
+	block_live(c.slot, tgid, ret, c.size, c.charge);
+	return 0;
+}
+
+/* ------------------------------------------------------ structure probes */
+
+static __always_inline __s64 arg_delta(struct pt_regs *ctx, __u32 rule)
+{
+	switch (rule) {
+	case MW_DELTA_ONE:		return 1;
+	case MW_DELTA_ARG1:		return as_count(PT_REGS_PARM1(ctx));
+	case MW_DELTA_ARG1 + 1:		return as_count(PT_REGS_PARM2(ctx));
+	case MW_DELTA_ARG1 + 2:		return as_count(PT_REGS_PARM3(ctx));
+	case MW_DELTA_ARG1 + 3:		return as_count(PT_REGS_PARM4(ctx));
+	case MW_DELTA_ARG1 + 4:		return as_count(PT_REGS_PARM5(ctx));
+	case MW_DELTA_ARG1 + 5:		return as_count(MW_PARM6(ctx));
+	}
+	return 0;
+}
+
+static __always_inline void struct_apply(__u32 slot, __u64 cookie, __s64 d)
+{
+	struct mw_struct_stats *ss = sstats(slot, MW_SF_ID(cookie));
+
+	if (!ss)
+		return;
+	if (cookie & MW_SF_REMOVE) {
+		ss->elements -= d;
+		ss->remove_calls++;
+	} else {
+		ss->elements += d;
+		ss->insert_calls++;
+	}
+}
+
+SEC("uprobe")
+int struct_enter(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 sp = PT_REGS_SP(ctx);
+	struct mw_thread *t;
+	__u32 tgid, *slot, n;
+
+	slot = current_slot(&tgid);
+	if (!slot)
+		return 0;
+	if (!(cookie & MW_SF_RETPROBE)) {
+		struct_apply(*slot, cookie, arg_delta(ctx, MW_SF_DELTA(cookie)));
+		return 0;
+	}
+	t = thread(true);
+	if (!t) {
+		count(*slot, MW_C_LOST_SCOPES, 1);
+		return 0;
+	}
+	prune_scopes(t, sp, *slot);
+	n = t->nscopes;
+	if (n >= MW_MAX_SCOPES) {
+		count(*slot, MW_C_LOST_SCOPES, 1);
+		return 0;
+	}
+	t->scopes[n].sp = sp;
+	t->scopes[n].cookie = cookie;
+	t->scopes[n].arg_delta = arg_delta(ctx, MW_SF_DELTA(cookie));
+	t->nscopes = n + 1;
+	return 0;
+}
+
+SEC("uretprobe")
+int struct_return(struct pt_regs *ctx)
+{
+	__u64 sp = PT_REGS_SP(ctx);
+	struct mw_scope *s;
+	struct mw_thread *t;
+	__u32 tgid, *slot, n;
+	__s64 d;
+
+	slot = current_slot(&tgid);
+	if (!slot)
+		return 0;
+	t = thread(false);
+	if (!t)
+		return 0;
+	/* scopes below this frame whose returns were missed */
+	prune_scopes(t, sp - 9, *slot);
+	n = t->nscopes;
+	if (n == 0 || n > MW_MAX_SCOPES)
+		return 0;
+	s = &t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)];
+	if (s->sp + 8 != sp)
+		return 0;
+	d = MW_SF_DELTA(s->cookie) == MW_DELTA_RET ? as_count(PT_REGS_RC(ctx))
+						   : s->arg_delta;
+	struct_apply(*slot, s->cookie, d);
+	t->nscopes = n - 1;
+	return 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memwatch.h - the one header shared by the BPF programs (bpf/) and the
+ * loader (user/): limits, probe cookies, and the layouts of every map key
+ * and value. Only fixed-width types, so both compilers agree on the layout.
+ */
+#ifndef MEMWATCH_H
+#define MEMWATCH_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>	/* the BPF side has these from vmlinux.h */
+#endif
+
+#define MW_MAX_TARGETS		16	/* pids observed at once */
+#define MW_MAX_STRUCTS		64	/* user-named structures */
+#define MW_MAX_SCOPES		8	/* nested insert calls tracked per thread */
+#define MW_DEFAULT_LIVE_BLOCKS	(1u << 20)
+
+/*
+ * Allocator entry points. Each probe carries its operation in the BPF
+ * cookie, so one program serves every function of an allocator family.
+ */
+enum mw_op {
+	MW_OP_NONE = 0,
+	MW_OP_MALLOC,		/* size = arg1 */
+	MW_OP_CALLOC,		/* size = arg1 * arg2 */
+	MW_OP_REALLOC,		/* old = arg1, size = arg2 */
+	MW_OP_REALLOCARRAY,	/* old = arg1, size = arg2 * arg3 */
+	MW_OP_MEMALIGN,		/* size = arg2 (aligned_alloc, memalign) */
+	MW_OP_POSIX_MEMALIGN,	/* out = arg1, size = arg3, result in *out */
+	MW_OP_FREE,		/* old = arg1, entry probe only */
+	MW_OP__COUNT,
+};
+
+/*
+ * Structure function probes: cookie = struct id | kind | delta rule.
+ * MW_SF_RETPROBE says a return probe is attached too; without one the
+ * entry probe applies the delta itself.
+ */
+enum mw_delta {
+	MW_DELTA_ONE = 0,
+	MW_DELTA_RET = 1,
+	MW_DELTA_ARG1 = 2,	/* MW_DELTA_ARG1 + n - 1 for argument n, 1..6 */
+};
+#define MW_SF_ID(c)		((__u32)((c) & 0xffff))
+#define MW_SF_DELTA(c)		((__u32)(((c) >> 16) & 0xff))
+#define MW_SF_REMOVE		(1ull << 24)
+#define MW_SF_RETPROBE		(1ull << 25)
+
+/* Per-target counters, one per-CPU array element per target slot. */
+enum mw_counter {
+	MW_C_ALLOC_CALLS,	/* blocks that became live */
+	MW_C_ALLOC_BYTES,	/* their requested bytes */
+	MW_C_FREE_CALLS,	/* live blocks that were freed */
+	MW_C_FREE_BYTES,
+	MW_C_UNTRACKED_FREES,	/* frees of blocks not in the live table */
+	MW_C_FAILED_CALLS,	/* allocator calls that returned failure */
+	MW_C_LOST_TABLE_FULL,	/* live blocks not recorded: table full */
+	MW_C_LOST_UNPAIRED,	/* entries whose return was never seen */
+	MW_C_LOST_SCOPES,	/* insert calls nested deeper than MW_MAX_SCOPES */
+	MW_C__COUNT,
+};
+
+struct mw_stats {
+	__u64 c[MW_C__COUNT];
+};
+
+/* Per-structure counters, per-CPU, indexed slot * MW_MAX_STRUCTS + id. */
+struct mw_struct_stats {
+	__s64 elements;		/* net change since attach */
+	__u64 alloc_bytes;	/* bytes charged to the structure */
+	__u64 free_bytes;	/* charged bytes since freed */
+	__u64 insert_calls;
+	__u64 remove_calls;
+};
+
+/* The live-block table: one entry per block allocated since attach. */
+struct mw_block_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 addr;
+};
+
+struct mw_block {
+	__u64 size;		/* requested bytes */
+	__u32 struct_id;	/* 0: none, else structure id + 1 */
+	__u32 pad;
+};
+
+#endif /* MEMWATCH_H */

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * alloc_script.c - integration target for the heap accounting. Threads
+ * are created and warmed up before memwatch attaches; then, on "run" from
+ * stdin, each runs a known script over every glibc entry point and every
+ * exactness rule, keeping its own tally of what is live. "free" frees it
+ * all, "quit" exits. Replies are single lines written with write(2), so
+ * that the target's own I/O allocates nothing while it is observed.
+ *
+ * Usage: alloc_script THREADS ROUNDS
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_THREADS 16
+#define MAX_ROUNDS 1000
+#define KEPT_PER_ROUND 10
+
+struct block { void *p; size_t size; };
+
+struct worker {
+	pthread_t tid;
+	int index, rounds;
+	void *pre[MAX_ROUNDS];		/* allocated before memwatch attached */
+	struct block kept[MAX_ROUNDS * KEPT_PER_ROUND];
+	size_t nkept;
+	unsigned long failed, untracked, calls;
+};
+
+static struct worker workers[MAX_THREADS];
+static int nthreads, rounds;
+static pthread_barrier_t go, done;
+static volatile int command;	/* 1 run, 2 free, 3 quit */
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (write(STDOUT_FILENO, line, (size_t)n) != n)
+		exit(3);
+}
+
+static void keep(struct worker *w, void *p, size_t size)
+{
+	if (!p) {
+		say("error thread %d: unexpected allocation failure\n", w->index);
+		exit(4);
+	}
+	w->kept[w->nkept++] = (struct block){ p, size };
+}
+
+static void expect_fail(struct worker *w, int failed)
+{
+	if (!failed) {
+		say("error thread %d: a call that must fail succeeded\n", w->index);
+		exit(4);
+	}
+	w->failed++;
+}
+
+/* One round: every entry point, every rule. Sizes vary by thread. */
+static void script_round(struct worker *w, int r)
+{
+	size_t k = (size_t)w->index, huge = SIZE_MAX - 4096;
+	void *p, *q;
+
+	keep(w, malloc(100 + k), 100 + k);
+	p = malloc(0);			/* a live block of 0 bytes */
+	q = calloc(10, 30 + k);
+	expect_fail(w, calloc(SIZE_MAX / 2, 4) == NULL);	/* overflow */
+	expect_fail(w, malloc(huge) == NULL);
+
+	/* realloc(NULL, n) calls malloc inside: one block */
+	void *r1 = realloc(NULL, 64);
+	r1 = realloc(r1, 5000 + k);	/* moves: old gone, new live */
+	r1 = realloc(r1, 10);		/* shrinks, likely in place */
+	expect_fail(w, realloc(r1, huge) == NULL);	/* r1 stays live */
+	keep(w, r1, 10);
+
+	void *r2 = malloc(50);
+	if (realloc(r2, 0) != NULL)	/* glibc frees r2 and returns NULL */
+		exit(5);
+
+	void *a = reallocarray(NULL, 7, 9);
+	expect_fail(w, reallocarray(a, SIZE_MAX / 2, 3) == NULL);
+	a = reallocarray(a, 20, 20 + k);
+	keep(w, a, 20 * (20 + k));
+
+	void *pm = NULL;
+	if (posix_memalign(&pm, 64, 1000 + k))
+		exit(6);
+	keep(w, pm, 1000 + k);
+	void *bad = NULL;
+	expect_fail(w, posix_memalign(&bad, 3, 100) == EINVAL);
+
+	keep(w, aligned_alloc(64, 256), 256);
+	keep(w, memalign(4096, 100 + k), 100 + k);
+	keep(w, memalign(8, 77), 77);	/* calls malloc inside */
+	keep(w, valloc(333), 333);
+	keep(w, pvalloc(444), 444);
+	keep(w, malloc(200 * 1024 + k), 200 * 1024 + k);	/* mmapped */
+
+	free(NULL);
+	free(w->pre[r]);		/* allocated before attach */
+	w->untracked++;
+	free(p);
+	free(q);
+	w->calls += 26;
+}
+
+static void tally(const char *what)
+{
+	unsigned long long bytes = 0, blocks = 0, failed = 0, untracked = 0;
+
+	for (int t = 0; t < nthreads; t++) {
+		for (size_t i = 0; i < workers[t].nkept; i++)
+			bytes += workers[t].kept[i].size;
+		blocks += workers[t].nkept;
+		failed += workers[t].failed;
+		untracked += workers[t].untracked;
+	}
+	say("%s live_bytes=%llu live_allocations=%llu failed=%llu untracked=%llu\n",
+	    what, bytes, blocks, failed, untracked);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	for (;;) {
+		pthread_barrier_wait(&go);
+		if (command == 1) {
+			for (int r = 0; r < w->rounds; r++)
+				script_round(w, r);
+		} else if (command == 2) {
+			for (size_t i = 0; i < w->nkept; i++)
+				free(w->kept[i].p);
+			w->nkept = 0;
+		} else {
+			return NULL;
+		}
+		pthread_barrier_wait(&done);
+	}
+}
+
+static void warm_up(struct worker *w)
+{
+	/* first calls bind symbols and create arenas before attach */
+	for (int r = 0; r < w->rounds; r++)
+		w->pre[r] = malloc(32);
+}
+
+static void *warm_main(void *arg)
+{
+	warm_up(arg);
+	return worker_main(arg);
+}
+
+int main(int argc, char **argv)
+{
+	char line[64];
+
+	nthreads = argc > 1 ? atoi(argv[1]) : 4;
+	rounds = argc > 2 ? atoi(argv[2]) : 20;
+	if (nthreads < 1 || nthreads > MAX_THREADS || rounds < 1 || rounds > MAX_ROUNDS)
+		return 2;
+	pthread_barrier_init(&go, NULL, (unsigned)nthreads + 1);
+	pthread_barrier_init(&done, NULL, (unsigned)nthreads + 1);
+	for (int t = 0; t < nthreads; t++) {
+		workers[t].index = t;
+		workers[t].rounds = rounds;
+		pthread_create(&workers[t].tid, NULL, warm_main, &workers[t]);
+	}
+	say("ready pid=%d malloc=%p\n", (int)getpid(), dlsym(RTLD_DEFAULT, "malloc"));
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, line, sizeof(line) - 1);
+
+		if (n <= 0)
+			return 0;
+		line[n] = '\0';
+		command = !strncmp(line, "run", 3) ? 1 : !strncmp(line, "free", 4) ? 2 : 3;
+		pthread_barrier_wait(&go);
+		if (command == 3)
+			break;
+		pthread_barrier_wait(&done);
+		tally(command == 1 ? "ran" : "freed");
+	}
+	for (int t = 0; t < nthreads; t++)
+		pthread_join(workers[t].tid, NULL);
+	return 0;
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cli.c - command-line parsing. Every value is checked whole (no trailing
+ * junk, no silent wrap); the first bad one ends parsing with one usage line.
+ * Structure options apply to the --struct before them.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "log.h"
+
+enum {
+	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,
+	OPT_NO_HEAP, OPT_MAX_LIVE,
+};
+
+static const struct option long_opts[] = {
+	{ "pid",		required_argument, NULL, 'p' },
+	{ "interval",		required_argument, NULL, 'i' },
+	{ "count",		required_argument, NULL, 'n' },
+	{ "output",		required_argument, NULL, 'o' },
+	{ "struct",		required_argument, NULL, OPT_STRUCT },
+	{ "insert",		required_argument, NULL, OPT_INSERT },
+	{ "remove",		required_argument, NULL, OPT_REMOVE },
+	{ "delta",		required_argument, NULL, OPT_DELTA },
+	{ "size",		required_argument, NULL, OPT_SIZE },
+	{ "no-heap",		no_argument,	   NULL, OPT_NO_HEAP },
+	{ "max-live-blocks",	required_argument, NULL, OPT_MAX_LIVE },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ "version",		no_argument,	   NULL, 'V' },
+	{ 0 },
+};
+
+static const char usage_text[] =
+"Usage: memwatch -p PID [options]\n"
+"Observe a running process's heap from outside, with BPF uprobes.\n"
+"\n"
+"  -p, --pid PID             process to observe (repeatable)\n"
+"  -i, --interval SECONDS    sampling period, > 0, fractional allowed (1)\n"
+"  -n, --count N             exit after N rows per process\n"
+"  -o, --output PATH         write the feed to PATH instead of stdout\n"
+"      --max-live-blocks N   size of the live-block table (1048576)\n"
+"\n"
+"Structures (figures are net changes since memwatch attached):\n"
+"      --struct NAME         start a structure; the options below apply to it\n"
+"      --insert SYMBOL       each call adds elements (repeatable)\n"
+"      --remove SYMBOL       each call removes elements (repeatable)\n"
+"      --delta one|ret|argN  elements per call of the --insert/--remove\n"
+"                            just before: 1, the return value, or argument N\n"
+"      --size BYTES          static element size: adds NAME_estimated_bytes\n"
+"      --no-heap             no allocator probes: counts and estimates only\n"
+"\n"
+"  -h, --help                this text\n"
+"  -V, --version             the version\n"
+"\n"
+"Feed: CSV, one header line once every probe is attached, then one row per\n"
+"interval. \"Live\" counts blocks allocated after attach and not yet freed,\n"
+"in requested bytes. Exit: 0 normal end, 1 runtime failure, 2 usage error.\n";
+
+int cli__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -1;	/* also rejects "-1", " 1" and "" */
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli__parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	/* 1 ms at the least, a day at the most */
+	if (errno || *end || !isfinite(v) || v < 0.001 || v > 86400)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg ? arg : "");
+	mw_err("%s (see memwatch --help)", msg);
+	return -1;
+}
+
+static bool valid_struct_name(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!(isalnum((unsigned char)*p) || *p == '_'))
+			return false;
+	return strlen(s) < MW_STRUCT_NAME_MAX;
+}
+
+static int add_struct(struct mw_options *o, const char *name)
+{
+	if (!valid_struct_name(name))
+		return usage_error("--struct '%s': a name is [A-Za-z_][A-Za-z0-9_]*, at most 63 characters", name);
+	for (int i = 0; i < o->nstructs; i++)
+		if (!strcmp(o->structs[i].name, name))
+			return usage_error("--struct '%s' is given twice", name);
+	if (o->nstructs == MW_MAX_STRUCTS)
+		return usage_error("too many --struct (at most 64)", NULL);
+	snprintf(o->structs[o->nstructs++].name, MW_STRUCT_NAME_MAX, "%s", name);
+	return 0;
+}
+
+static int add_func(struct mw_options *o, const char *sym, bool remove)
+{
+	const char *opt = remove ? "--remove" : "--insert";
+	struct mw_func_spec *f;
+
+	if (o->nstructs == 0)
+		return usage_error("%s needs a --struct NAME before it", opt);
+	if (!*sym)
+		return usage_error("%s needs a symbol name", opt);
+	if (o->nfuncs == MW_MAX_FUNCS)
+		return usage_error("too many --insert/--remove (at most 256)", NULL);
+	f = &o->funcs[o->nfuncs++];
+	f->symbol = sym;
+	f->struct_id = o->nstructs - 1;
+	f->remove = remove;
+	f->delta = MW_DELTA_ONE;
+	return 0;
+}
+
+/* --delta: one, ret or argN (N = 1..6), for the function just before. */
+static int set_delta(struct mw_options *o, const char *rule, int last_opt)
+{
+	struct mw_func_spec *f;
+
+	if (last_opt != OPT_INSERT && last_opt != OPT_REMOVE)
+		return usage_error("--delta '%s' must follow an --insert or --remove", rule);
+	f = &o->funcs[o->nfuncs - 1];
+	if (!strcmp(rule, "one"))
+		f->delta = MW_DELTA_ONE;
+	else if (!strcmp(rule, "ret"))
+		f->delta = MW_DELTA_RET;
+	else if (!strncmp(rule, "arg", 3) && rule[3] >= '1' && rule[3] <= '6' &&
+		 !rule[4])
+		f->delta = MW_DELTA_ARG1 + (rule[3] - '1');
+	else
+		return usage_error("--delta '%s': use one, ret or arg1..arg6", rule);
+	return 0;
+}
+
+static int add_pid(struct mw_options *o, const char *arg)
+{
+	uint64_t v;
+
+	if (cli__parse_u64(arg, 1, 4194304 /* PID_MAX_LIMIT */, &v))
+		return usage_error("--pid '%s': not a process id", arg);
+	for (int i = 0; i < o->npids; i++)
+		if (o->pids[i] == (pid_t)v)
+			return usage_error("--pid %s is given twice", arg);
+	if (o->npids == MW_MAX_TARGETS)
+		return usage_error("too many --pid (at most 16)", NULL);
+	o->pids[o->npids++] = (pid_t)v;
+	return 0;
+}
+
+/* One option; returns 0, 1 (help/version printed) or -1. */
+static int parse_one(struct mw_options *o, int c, const char *arg, int last)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'p':
+		return add_pid(o, arg);
+	case 'i':
+		if (cli__parse_seconds(arg, &o->interval_s))
+			return usage_error("--interval '%s': seconds, from 0.001 to 86400", arg);
+		return 0;
+	case 'n':
+		if (cli__parse_u64(arg, 1, UINT64_MAX, &o->count))
+			return usage_error("--count '%s': a whole number of rows, 1 or more", arg);
+		return 0;
+	case 'o':
+		if (!*arg)
+			return usage_error("--output needs a path", NULL);
+		o->output = arg;
+		return 0;
+	case OPT_MAX_LIVE:
+		if (cli__parse_u64(arg, 1, 1u << 28, &v))
+			return usage_error("--max-live-blocks '%s': from 1 to 268435456", arg);
+		o->max_live_blocks = (uint32_t)v;
+		return 0;
+	case OPT_STRUCT:
+		return add_struct(o, arg);
+	case OPT_INSERT:
+	case OPT_REMOVE:
+		return add_func(o, arg, c == OPT_REMOVE);
+	case OPT_DELTA:
+		return set_delta(o, arg, last);
+	case OPT_SIZE:
+		if (o->nstructs == 0)
+			return usage_error("--size needs a --struct NAME before it", NULL);
+		if (cli__parse_u64(arg, 1, 1ull << 40, &v))
+			return usage_error("--size '%s': bytes per element, 1 or more", arg);
+		o->structs[o->nstructs - 1].size = v;
+		return 0;
+	case OPT_NO_HEAP:
+		o->no_heap = true;
+		return 0;
+	case 'h':
+		fputs(usage_text, stdout);
+		return 1;
+	case 'V':
+		printf("memwatch %s\n", MEMWATCH_VERSION);
+		return 1;
+	}
+	return -1;
+}
+
+/* What a structure needs once all options are read. */
+static int check_structs(const struct mw_options *o)
+{
+	for (int s = 0; s < o->nstructs; s++) {
+		bool has_func = false;
+
+		for (int f = 0; f < o->nfuncs; f++)
+			has_func |= o->funcs[f].struct_id == s;
+		if (!has_func)
+			return usage_error("--struct %s has no --insert or --remove", o->structs[s].name);
+	}
+	return 0;
+}
+
+int cli__parse(int argc, char **argv, struct mw_options *o)
+{
+	int c, last = 0, err;
+
+	memset(o, 0, sizeof(*o));
+	o->interval_s = 1.0;
+	o->max_live_blocks = MW_DEFAULT_LIVE_BLOCKS;
+	optind = 0;	/* full reset: the parser may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:i:n:o:hV", long_opts, NULL)) != -1) {
+		if (c == '?')
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		if (c == ':')
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		err = parse_one(o, c, optarg, last);
+		if (err)
+			return err;
+		last = c;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->npids == 0)
+		return usage_error("--pid PID is required", NULL);
+	return check_structs(o);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cli.h - the command line, parsed into one options struct. Parsing has no
+ * side effects beyond messages on stderr, so it is unit tested directly.
+ */
+#ifndef MW_CLI_H
+#define MW_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "memwatch.h"
+
+#define MW_MAX_FUNCS		256	/* --insert/--remove over all structures */
+#define MW_STRUCT_NAME_MAX	64
+
+enum mw_format { MW_FORMAT_CSV, MW_FORMAT_OPENMETRICS, MW_FORMAT_TABLE };
+
+/* One --insert or --remove, as the user wrote it. */
+struct mw_func_spec {
+	const char *symbol;	/* raw, demangled or glob */
+	int struct_id;
+	bool remove;
+	uint32_t delta;		/* enum mw_delta */
+};
+
+struct mw_struct_spec {
+	char name[MW_STRUCT_NAME_MAX];
+	uint64_t size;		/* --size; 0: no estimate */
+};
+
+struct mw_options {
+	pid_t pids[MW_MAX_TARGETS];
+	int npids;
+	double interval_s;
+	uint64_t count;			/* rows per target; 0: unlimited */
+	const char *output;		/* NULL: stdout */
+	enum mw_format format;
+	uint32_t max_live_blocks;
+	bool no_heap;
+	struct mw_struct_spec structs[MW_MAX_STRUCTS];
+	int nstructs;
+	struct mw_func_spec funcs[MW_MAX_FUNCS];
+	int nfuncs;
+};
+
+/*
+ * Parses argv into @opts. Returns 0 to run, 1 when --help or --version was
+ * printed (exit 0), or -1 after printing one usage error (exit 2).
+ */
+int cli__parse(int argc, char **argv, struct mw_options *opts);
+
+/* Strict number parsers: the whole string, in range, or -1. */
+int cli__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int cli__parse_seconds(const char *s, double *out);
+
+#endif

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * csv.c - the CSV writer. Fields are numbers and a timestamp, and
+ * structure names are [A-Za-z_][A-Za-z0-9_]*, so no field ever needs
+ * RFC 4180 quoting. Heap columns are empty, not 0, under --no-heap: no
+ * figure is better than a false one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+#include "csv.h"
+
+/* Heap columns after timestamp and pid, with the counter each shows. */
+static const struct {
+	const char *name;
+	int counter;		/* enum mw_counter, or one of the below */
+} heap_cols[] = {
+	{ "heap_live_bytes",		-1 },
+	{ "heap_live_allocations",	-2 },
+	{ "heap_alloc_calls",		MW_C_ALLOC_CALLS },
+	{ "heap_alloc_bytes",		MW_C_ALLOC_BYTES },
+	{ "heap_free_calls",		MW_C_FREE_CALLS },
+	{ "heap_free_bytes",		MW_C_FREE_BYTES },
+	{ "heap_failed_calls",		MW_C_FAILED_CALLS },
+	{ "heap_untracked_frees",	MW_C_UNTRACKED_FREES },
+	{ "lost_table_full",		MW_C_LOST_TABLE_FULL },
+	{ "lost_unpaired",		MW_C_LOST_UNPAIRED },
+	{ "lost_scopes",		MW_C_LOST_SCOPES },
+};
+#define NHEAP (sizeof(heap_cols) / sizeof(heap_cols[0]))
+
+void csv__timestamp(const struct timespec *ts, char *buf, size_t len)
+{
+	struct tm tm;
+	char sec[32];
+
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03ldZ", sec, ts->tv_nsec / 1000000);
+}
+
+static int finish(FILE *f)
+{
+	if (fflush(f) || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int csv__write_header(FILE *f, const struct mw_layout *l)
+{
+	fputs("timestamp,pid", f);
+	for (size_t i = 0; i < NHEAP; i++)
+		fprintf(f, ",%s", heap_cols[i].name);
+	fputs(",lost_missed_probes,rss_bytes", f);
+	for (int i = 0; i < l->nstructs; i++) {
+		const char *n = l->structs[i].name;
+
+		fprintf(f, ",%s_elements,%s_bytes", n, n);
+		if (l->structs[i].size)
+			fprintf(f, ",%s_estimated_bytes", n);
+		fprintf(f, ",%s_insert_calls,%s_remove_calls", n, n);
+	}
+	fputc('\n', f);
+	return finish(f);
+}
+
+static void heap_field(FILE *f, const struct mw_layout *l,
+		       const struct mw_snapshot *s, int counter)
+{
+	if (!l->heap)
+		fputc(',', f);
+	else if (counter == -1)
+		fprintf(f, ",%" PRId64, s->live_bytes);
+	else if (counter == -2)
+		fprintf(f, ",%" PRId64, s->live_allocations);
+	else
+		fprintf(f, ",%" PRIu64, s->c[counter]);
+}
+
+int csv__write_row(FILE *f, const struct mw_layout *l,
+		   const struct mw_snapshot *s)
+{
+	char ts[48];
+
+	csv__timestamp(&s->when, ts, sizeof(ts));
+	fprintf(f, "%s,%d", ts, (int)s->pid);
+	for (size_t i = 0; i < NHEAP; i++) {
+		int c = heap_cols[i].counter;
+
+		/* lost counters for structures stay meaningful without heap */
+		if (c == MW_C_LOST_UNPAIRED || c == MW_C_LOST_SCOPES)
+			fprintf(f, ",%" PRIu64, s->c[c]);
+		else
+			heap_field(f, l, s, c);
+	}
+	fprintf(f, ",%" PRIu64 ",%" PRIu64, s->lost_missed, s->rss_bytes);
+	for (int i = 0; i < l->nstructs; i++) {
+		const struct mw_struct_sample *ss = &s->s[i];
+
+		fprintf(f, ",%" PRId64 ",", ss->elements);
+		if (l->heap)
+			fprintf(f, "%" PRId64, ss->bytes);
+		if (l->structs[i].size)
+			fprintf(f, ",%" PRId64, ss->estimated_bytes);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64, ss->insert_calls, ss->remove_calls);
+	}
+	fputc('\n', f);
+	return finish(f);
+}

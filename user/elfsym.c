@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * elfsym.c - read an ELF object's function symbols with libelf and map
+ * each address to the file offset a uprobe needs (through the PT_LOAD
+ * segments). Works for PIE and non-PIE executables and shared libraries;
+ * a stripped object can adopt the symbols of its separate debug file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "elfsym.h"
+
+#define MW_MAX_SEGMENTS 64
+
+struct mw_elf {
+	int fd, debug_fd;
+	Elf *elf, *debug_elf;
+	GElf_Phdr loads[MW_MAX_SEGMENTS];
+	size_t nloads;
+	struct mw_sym *syms;
+	size_t nsyms, cap;
+};
+
+static uint64_t vaddr_to_offset(const struct mw_elf *e, uint64_t vaddr)
+{
+	for (size_t i = 0; i < e->nloads; i++) {
+		const GElf_Phdr *p = &e->loads[i];
+
+		if (vaddr >= p->p_vaddr && vaddr - p->p_vaddr < p->p_filesz)
+			return vaddr - p->p_vaddr + p->p_offset;
+	}
+	return 0;
+}
+
+static int read_segments(struct mw_elf *e)
+{
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return -ENOEXEC;
+	for (size_t i = 0; i < n && e->nloads < MW_MAX_SEGMENTS; i++) {
+		if (!gelf_getphdr(e->elf, (int)i, &ph))
+			return -ENOEXEC;
+		if (ph.p_type == PT_LOAD)
+			e->loads[e->nloads++] = ph;
+	}
+	return 0;
+}
+
+static int push_sym(struct mw_elf *e, const struct mw_sym *s)
+{
+	if (e->nsyms == e->cap) {
+		size_t ncap = e->cap ? e->cap * 2 : 1024;
+		struct mw_sym *nv = realloc(e->syms, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		e->syms = nv;
+		e->cap = ncap;
+	}
+	e->syms[e->nsyms++] = *s;
+	return 0;
+}
+
+/* Appends the defined functions of every symbol table of type @type. */
+static int read_symtab(struct mw_elf *e, Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
+			continue;
+		if (sh.sh_entsize != sizeof(Elf64_Sym))
+			continue;	/* bogus: skip rather than misread */
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		n = data->d_size / sizeof(Elf64_Sym);
+		for (size_t i = 0; i < n; i++) {
+			struct mw_sym s = { 0 };
+			GElf_Sym sym;
+
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			s.name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!s.name || !*s.name)
+				continue;
+			s.vaddr = sym.st_value;
+			s.size = sym.st_size;
+			s.offset = vaddr_to_offset(e, sym.st_value);
+			s.bind = GELF_ST_BIND(sym.st_info);
+			s.dynamic = type == SHT_DYNSYM;
+			if (push_sym(e, &s))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int open_elf(const char *path, int *fd, Elf **elf)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF ||
+	    gelf_getclass(*elf) != ELFCLASS64) {
+		if (*elf)
+			elf_end(*elf);
+		close(*fd);
+		*fd = -1;
+		*elf = NULL;
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+int elfsym__open(const char *path, struct mw_elf **out)
+{
+	struct mw_elf *e = calloc(1, sizeof(*e));
+	int err;
+
+	if (!e)
+		return -ENOMEM;
+	e->debug_fd = -1;
+	err = open_elf(path, &e->fd, &e->elf);
+	if (err) {
+		free(e);
+		return err;
+	}
+	err = read_segments(e);
+	if (!err)
+		err = read_symtab(e, e->elf, SHT_SYMTAB);
+	if (!err)
+		err = read_symtab(e, e->elf, SHT_DYNSYM);
+	if (err) {
+		elfsym__close(e);
+		return err;
+	}
+	*out = e;
+	return 0;
+}
+
+int elfsym__add_debug(struct mw_elf *e, const char *debug_path)
+{
+	int err;
+
+	if (e->debug_elf)
+		return -EEXIST;
+	err = open_elf(debug_path, &e->debug_fd, &e->debug_elf);
+	if (err)
+		return err;
+	return read_symtab(e, e->debug_elf, SHT_SYMTAB);
+}
+
+void elfsym__close(struct mw_elf *e)
+{
+	if (!e)
+		return;
+	if (e->debug_elf)
+		elf_end(e->debug_elf);
+	if (e->debug_fd >= 0)
+		close(e->debug_fd);
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->syms);
+	free(e);
+}
+
+size_t elfsym__count(const struct mw_elf *e)
+{
+	return e->nsyms;
+}
+
+const struct mw_sym *elfsym__at(const struct mw_elf *e, size_t i)
+{
+	return i < e->nsyms ? &e->syms[i] : NULL;
+}
+
+const struct mw_sym *elfsym__find(const struct mw_elf *e, const char *name)
+{
+	for (size_t i = 0; i < e->nsyms; i++)
+		if (!strcmp(e->syms[i].name, name) && e->syms[i].offset)
+			return &e->syms[i];
+	return NULL;
+}
+
+int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
+			const unsigned char *d = (const unsigned char *)data->d_buf + desc_off;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)data->d_buf + name_off, "GNU", 4))
+				continue;
+			if (nh.n_descsz == 0 || len < nh.n_descsz * 2 + 1)
+				return -ENOSPC;
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				snprintf(buf + 2 * i, 3, "%02x", d[i]);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * elfsym.h - function symbols of one ELF object (.symtab and .dynsym),
+ * with the file offset that a uprobe is attached at. Built on libelf; every
+ * header and string is bounds-checked, since the target controls the file.
+ */
+#ifndef MW_ELFSYM_H
+#define MW_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mw_sym {
+	const char *name;	/* points into the object's string table */
+	uint64_t vaddr;		/* st_value */
+	uint64_t size;
+	uint64_t offset;	/* file offset of vaddr; 0 if not in a segment */
+	unsigned char bind;	/* STB_* */
+	unsigned char dynamic;	/* from .dynsym */
+};
+
+struct mw_elf;
+
+/* Opens @path and reads its function symbols. 0 or -errno
+ * (-ENOEXEC: not an ELF object this machine can run). */
+int elfsym__open(const char *path, struct mw_elf **out);
+void elfsym__close(struct mw_elf *e);
+
+size_t elfsym__count(const struct mw_elf *e);
+const struct mw_sym *elfsym__at(const struct mw_elf *e, size_t i);
+/* A defined function named exactly @name (.symtab first); NULL if none. */
+const struct mw_sym *elfsym__find(const struct mw_elf *e, const char *name);
+/* The GNU build-id as lowercase hex in @buf; 0, or -ENOENT if none. */
+int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len);
+/* Adopts the symbols of @debug (a separate debug file of @e), converting
+ * their addresses with @e's segments. 0 or -errno. */
+int elfsym__add_debug(struct mw_elf *e, const char *debug_path);
+
+#endif

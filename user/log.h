@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * log.h - the one error funnel. Every message is a single line on stderr
+ * that starts with "memwatch: "; stdout carries only the feed.
+ */
+#ifndef MW_LOG_H
+#define MW_LOG_H
+
+void mw_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Exit codes (the contract): */
+#define MW_EXIT_OK	0	/* count reached, signal, target exited */
+#define MW_EXIT_FAIL	1	/* runtime failure */
+#define MW_EXIT_USAGE	2	/* bad command line */
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * probes.h - the probe table: every uprobe memwatch will attach, resolved
+ * to a file and offset, before anything is attached. Built by allocator.c
+ * (heap probes) and structs.c (structure functions); attached by attach.c.
+ */
+#ifndef MW_PROBES_H
+#define MW_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum mw_prog {
+	MW_PROG_ALLOC,		/* alloc_enter [+ alloc_return] */
+	MW_PROG_STRUCT,		/* struct_enter [+ struct_return] */
+};
+
+struct mw_probe {
+	char *path;		/* the object, through /proc/PID/root */
+	uint64_t offset;	/* file offset of the probed instruction */
+	uint64_t cookie;	/* enum mw_op, or the structure cookie */
+	enum mw_prog prog;
+	bool retprobe;		/* also attach the return program */
+	char *what;		/* symbol, for messages */
+};
+
+struct mw_probe_table {
+	struct mw_probe *v;
+	size_t n, cap;
+};
+
+/*
+ * Adds a probe unless one of the same program is already at @path+@offset
+ * (exported names that share an address get one probe). Returns 1 if
+ * added, 0 if it was a duplicate, -ENOMEM.
+ */
+int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
+		uint64_t cookie, enum mw_prog prog, bool retprobe,
+		const char *what);
+void probes__free(struct mw_probe_table *t);
+
+#endif

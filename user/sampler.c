@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sampler.c - sum the per-CPU counters of one target, and of its
+ * structures, into a snapshot. Per-CPU values of a live figure may be
+ * negative on one CPU (allocated on one, freed on another); only the sum
+ * means anything.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "memwatch.skel.h"
+#include "sampler.h"
+
+int sampler__init(struct mw_sampler *s, struct memwatch_bpf *skel)
+{
+	size_t v = sizeof(struct mw_stats) > sizeof(struct mw_struct_stats) ?
+		   sizeof(struct mw_stats) : sizeof(struct mw_struct_stats);
+
+	s->skel = skel;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		return -EINVAL;
+	s->buf_size = ((v + 7) & ~7ul) * s->ncpus;
+	s->buf = calloc(1, s->buf_size);
+	return s->buf ? 0 : -ENOMEM;
+}
+
+void sampler__free(struct mw_sampler *s)
+{
+	free(s->buf);
+	s->buf = NULL;
+}
+
+/* Sum of the kernel's count of runs skipped for every program. */
+static uint64_t missed_runs(struct memwatch_bpf *skel)
+{
+	struct bpf_program *prog;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
+static int read_heap(struct mw_sampler *s, uint32_t slot, struct mw_snapshot *o)
+{
+	const struct mw_stats *v = s->buf;
+	int err;
+
+	err = bpf_map__lookup_elem(s->skel->maps.stats, &slot, sizeof(slot),
+				   s->buf, sizeof(*v) * s->ncpus, 0);
+	if (err)
+		return err;
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		for (int k = 0; k < MW_C__COUNT; k++)
+			o->c[k] += v[cpu].c[k];
+	o->live_bytes = (int64_t)(o->c[MW_C_ALLOC_BYTES] - o->c[MW_C_FREE_BYTES]);
+	o->live_allocations = (int64_t)(o->c[MW_C_ALLOC_CALLS] - o->c[MW_C_FREE_CALLS]);
+	return 0;
+}
+
+static int read_struct(struct mw_sampler *s, uint32_t slot, int id,
+		       uint64_t size, struct mw_struct_sample *o)
+{
+	const struct mw_struct_stats *v = s->buf;
+	uint32_t key = slot * MW_MAX_STRUCTS + id;
+	uint64_t alloc = 0, freed = 0;
+	int err;
+
+	err = bpf_map__lookup_elem(s->skel->maps.struct_stats, &key, sizeof(key),
+				   s->buf, sizeof(*v) * s->ncpus, 0);
+	if (err)
+		return err;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		o->elements += v[cpu].elements;
+		alloc += v[cpu].alloc_bytes;
+		freed += v[cpu].free_bytes;
+		o->insert_calls += v[cpu].insert_calls;
+		o->remove_calls += v[cpu].remove_calls;
+	}
+	o->bytes = (int64_t)(alloc - freed);
+	o->estimated_bytes = o->elements * (int64_t)size;
+	return 0;
+}
+
+int sampler__read(struct mw_sampler *s, const struct mw_target *t,
+		  const struct mw_layout *layout, struct mw_snapshot *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	clock_gettime(CLOCK_REALTIME, &out->when);
+	out->pid = t->pid;
+	err = read_heap(s, t->slot, out);
+	if (err)
+		return err;
+	out->lost_missed = missed_runs(s->skel);
+	out->rss_bytes = target__rss_bytes(t);
+	out->nstructs = layout->nstructs;
+	for (int i = 0; i < layout->nstructs; i++) {
+		err = read_struct(s, t->slot, i, layout->structs[i].size, &out->s[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}

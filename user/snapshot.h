@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * snapshot.h - one format-neutral sample of one target, taken once per
+ * interval from the BPF maps. Every output format is a writer over it.
+ */
+#ifndef MW_SNAPSHOT_H
+#define MW_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+#include "cli.h"
+#include "memwatch.h"
+
+struct mw_struct_sample {
+	int64_t elements;	/* net change since attach */
+	int64_t bytes;		/* charged bytes still live */
+	int64_t estimated_bytes;	/* elements * --size */
+	uint64_t insert_calls, remove_calls;
+};
+
+struct mw_snapshot {
+	struct timespec when;		/* CLOCK_REALTIME */
+	pid_t pid;
+	uint64_t c[MW_C__COUNT];	/* enum mw_counter, summed over CPUs */
+	uint64_t lost_missed;		/* probe runs the kernel skipped */
+	int64_t live_bytes;		/* alloc_bytes - free_bytes */
+	int64_t live_allocations;	/* alloc_calls - free_calls */
+	uint64_t rss_bytes;
+	int nstructs;
+	struct mw_struct_sample s[MW_MAX_STRUCTS];
+};
+
+/* What every row of a feed holds: fixed at start, before the header. */
+struct mw_layout {
+	const struct mw_struct_spec *structs;
+	int nstructs;
+	bool heap;		/* allocator probes attached */
+};
+
+#endif
