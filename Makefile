@@ -41,7 +41,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps demo test unit integration clean vmlinux
+.PHONY: all deps demo test unit integration bench clean vmlinux
 
 all: $(BUILD)/memwatch
 
@@ -102,7 +102,7 @@ $(BUILD)/unit_tests: $(UNIT_SRCS) $(LIB_OBJS) | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(LDLIBS) -o $@
 
-$(BUILD)/integration_tests: $(INTEG_SRCS) tests/integration/harness.h | $(BUILD)/tests
+$(BUILD)/integration_tests: $(INTEG_SRCS) $(wildcard tests/integration/*.h) | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/integration $(INTEG_SRCS) -lcriterion -o $@
 
@@ -116,9 +116,21 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch
 	$(Q)$(MAKE) --no-print-directory unit integration
 
+$(BUILD)/demo: examples/demo.c | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -Wall $< -o $@
+
 demo: deps
-	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/targets/demo
-	$(Q)sh tests/demo.sh
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/demo
+	$(Q)sh examples/demo.sh
+
+$(BUILD)/bench/%: tests/bench/%.c
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$(CC) -O2 -g -Wall $< -o $@
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/pair_loop
+	$(Q)bash tests/bench/run.sh
 
 clean:
 	rm -rf $(BUILD)

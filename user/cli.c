@@ -232,6 +232,18 @@ static int parse_one(struct mw_options *o, int c, const char *arg, int last)
 	return -1;
 }
 
+/* getopt's error: for a short option it names the letter (optopt), which
+ * may sit inside a cluster such as -xV; for a long one, the word. */
+static int bad_option(int c, const char *word)
+{
+	char opt[3] = { '-', (char)optopt, '\0' };
+
+	if (optopt > 0 && optopt < 0x100 && strncmp(word, "--", 2))
+		word = opt;
+	return c == '?' ? usage_error("unknown option '%s'", word)
+			: usage_error("option '%s' needs a value", word);
+}
+
 /* What a structure needs once all options are read. */
 static int check_structs(const struct mw_options *o)
 {
@@ -256,10 +268,8 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:i:n:o:hV", long_opts, NULL)) != -1) {
-		if (c == '?')
-			return usage_error("unknown option '%s'", argv[optind - 1]);
-		if (c == ':')
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		if (c == '?' || c == ':')
+			return bad_option(c, argv[optind - 1]);
 		err = parse_one(o, c, optarg, last);
 		if (err)
 			return err;

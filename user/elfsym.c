@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -109,6 +110,17 @@ static int read_symtab(struct mw_elf *e, Elf *elf, Elf64_Word type)
 	return 0;
 }
 
+/* An executable or shared object for this machine: probes hold x86-64
+ * breakpoints and the BPF side reads x86-64 registers. */
+static bool runs_here(Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getclass(elf) == ELFCLASS64 && gelf_getehdr(elf, &eh) &&
+	       eh.e_machine == EM_X86_64 &&
+	       (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
+}
+
 static int open_elf(const char *path, int *fd, Elf **elf)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -117,8 +129,7 @@ static int open_elf(const char *path, int *fd, Elf **elf)
 	if (*fd < 0)
 		return -errno;
 	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!*elf || elf_kind(*elf) != ELF_K_ELF ||
-	    gelf_getclass(*elf) != ELFCLASS64) {
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF || !runs_here(*elf)) {
 		if (*elf)
 			elf_end(*elf);
 		close(*fd);
@@ -155,8 +166,11 @@ int elfsym__open(const char *path, struct mw_elf **out)
 	return 0;
 }
 
+static int build_id_of(Elf *elf, char *buf, size_t len);
+
 int elfsym__add_debug(struct mw_elf *e, const char *debug_path)
 {
+	char want[128], got[128];
 	int err;
 
 	if (e->debug_elf)
@@ -164,6 +178,10 @@ int elfsym__add_debug(struct mw_elf *e, const char *debug_path)
 	err = open_elf(debug_path, &e->debug_fd, &e->debug_elf);
 	if (err)
 		return err;
+	/* a debug file of another build would give wrong offsets */
+	if (!build_id_of(e->elf, want, sizeof(want)) &&
+	    (build_id_of(e->debug_elf, got, sizeof(got)) || strcmp(want, got)))
+		return -ESTALE;
 	return read_symtab(e, e->debug_elf, SHT_SYMTAB);
 }
 
@@ -201,12 +219,12 @@ const struct mw_sym *elfsym__find(const struct mw_elf *e, const char *name)
 	return NULL;
 }
 
-int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len)
+static int build_id_of(Elf *elf, char *buf, size_t len)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
-	while ((scn = elf_nextscn(e->elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
 		GElf_Nhdr nh;
 		size_t off = 0, name_off, desc_off;
@@ -230,4 +248,9 @@ int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len)
 		}
 	}
 	return -ENOENT;
+}
+
+int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len)
+{
+	return build_id_of(e->elf, buf, len);
 }

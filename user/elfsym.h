@@ -33,7 +33,8 @@ const struct mw_sym *elfsym__find(const struct mw_elf *e, const char *name);
 /* The GNU build-id as lowercase hex in @buf; 0, or -ENOENT if none. */
 int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len);
 /* Adopts the symbols of @debug (a separate debug file of @e), converting
- * their addresses with @e's segments. 0 or -errno. */
+ * their addresses with @e's segments. 0 or -errno (-ESTALE: the build-ids
+ * differ, so it describes another build). */
 int elfsym__add_debug(struct mw_elf *e, const char *debug_path);
 
 #endif

@@ -116,8 +116,11 @@ static void script_round(struct worker *w, int r)
 	keep(w, malloc(200 * 1024 + k), 200 * 1024 + k);	/* mmapped */
 
 	free(NULL);
-	free(w->pre[r]);		/* allocated before attach */
-	w->untracked++;
+	if (w->pre[r]) {
+		free(w->pre[r]);	/* allocated before attach */
+		w->pre[r] = NULL;
+		w->untracked++;
+	}
 	free(p);
 	free(q);
 	w->calls += 26;

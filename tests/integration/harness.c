@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/* harness.c - process and CSV helpers for the integration tests. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "harness.h"
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void proc_spawn(struct proc *p, const char *const argv[])
+{
+	int in[2], out[2], err[2];
+
+	memset(p, 0, sizeof(*p));
+	signal(SIGPIPE, SIG_IGN);	/* a dead peer is a failed write, not a crash */
+	cr_assert(!pipe2(in, O_CLOEXEC) && !pipe2(out, O_CLOEXEC) &&
+		  !pipe2(err, O_CLOEXEC), "pipes for %s", argv[0]);
+	p->pid = fork();
+	cr_assert(p->pid >= 0, "fork for %s", argv[0]);
+	if (p->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	p->in = in[1];
+	p->out = out[0];
+	p->err = err[0];
+	fcntl(p->err, F_SETFL, O_NONBLOCK);
+}
+
+/* Reads what stdout has within @timeout_ms; false on timeout or EOF. */
+static bool fill(struct proc *p, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = p->out, .events = POLLIN };
+	ssize_t n;
+
+	if (p->out < 0 || p->len == sizeof(p->buf) ||
+	    poll(&pfd, 1, timeout_ms) <= 0)
+		return false;
+	n = read(p->out, p->buf + p->len, sizeof(p->buf) - p->len);
+	if (n <= 0) {
+		close(p->out);
+		p->out = -1;
+		return false;
+	}
+	p->len += (size_t)n;
+	return true;
+}
+
+char *proc_line(struct proc *p, int timeout_ms)
+{
+	static char line[sizeof(((struct proc *)0)->buf)];
+	double deadline = now_s() + timeout_ms / 1000.0;
+
+	for (;;) {
+		char *nl = memchr(p->buf, '\n', p->len);
+
+		if (nl) {
+			size_t n = (size_t)(nl - p->buf);
+
+			memcpy(line, p->buf, n);
+			line[n] = '\0';
+			memmove(p->buf, nl + 1, p->len - n - 1);
+			p->len -= n + 1;
+			return line;
+		}
+		int left = (int)((deadline - now_s()) * 1000);
+		if (left < 0 || !fill(p, left))
+			return NULL;
+	}
+}
+
+int proc_drain(struct proc *p, int wait_ms, char *last, size_t len)
+{
+	double deadline = now_s() + wait_ms / 1000.0;
+	int n = 0;
+	char *l;
+
+	while ((l = proc_line(p, (int)((deadline - now_s()) * 1000) > 0 ?
+				(int)((deadline - now_s()) * 1000) : 0))) {
+		if (last)
+			snprintf(last, len, "%s", l);
+		n++;
+	}
+	return n;
+}
+
+void proc_send(struct proc *p, const char *text)
+{
+	size_t n = strlen(text);
+
+	cr_assert_eq(write(p->in, text, n), (ssize_t)n, "write to pid %d", (int)p->pid);
+}
+
+int proc_wait(struct proc *p, int timeout_ms)
+{
+	double deadline = now_s() + timeout_ms / 1000.0;
+	int st;
+
+	if (p->reaped)
+		return p->status;
+	for (;;) {
+		pid_t r = waitpid(p->pid, &st, WNOHANG);
+
+		if (r == p->pid)
+			break;
+		if (now_s() > deadline) {
+			kill(p->pid, SIGKILL);
+			waitpid(p->pid, &st, 0);
+			p->reaped = true;
+			p->status = -1;
+			return -1;
+		}
+		usleep(10000);
+	}
+	p->reaped = true;
+	p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return p->status;
+}
+
+const char *proc_stderr(struct proc *p)
+{
+	static char text[1 << 16];
+	static pid_t owner;
+	static size_t len;
+	ssize_t n;
+
+	if (owner != p->pid) {
+		owner = p->pid;
+		len = 0;
+	}
+	if (p->reaped)
+		fcntl(p->err, F_SETFL, 0);	/* the writer is gone: read to EOF */
+	while (len < sizeof(text) - 1 &&
+	       (n = read(p->err, text + len, sizeof(text) - 1 - len)) > 0)
+		len += (size_t)n;
+	text[len] = '\0';
+	return text;
+}
+
+void proc_kill(struct proc *p, int sig)
+{
+	if (!p->reaped)
+		kill(p->pid, sig);
+}
+
+int csv_nfields(const char *line)
+{
+	int n = 1;
+
+	for (; *line; line++)
+		n += *line == ',';
+	return n;
+}
+
+int csv_col(const char *header, const char *name)
+{
+	size_t len = strlen(name);
+	int col = 0;
+
+	for (const char *s = header; ; col++) {
+		const char *e = strchr(s, ',');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		if (n == len && !strncmp(s, name, len))
+			return col;
+		if (!e)
+			return -1;
+		s = e + 1;
+	}
+}
+
+bool csv_field(const char *row, int col, char *out, size_t len)
+{
+	const char *s = row;
+
+	for (int i = 0; i < col; i++) {
+		s = strchr(s, ',');
+		if (!s)
+			return false;
+		s++;
+	}
+	size_t n = strcspn(s, ",");
+	if (n >= len)
+		return false;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return true;
+}
+
+long long csv_int(const char *header, const char *row, const char *name)
+{
+	int col = csv_col(header, name);
+	char field[64], *end;
+	long long v;
+
+	cr_assert_geq(col, 0, "column %s in the header [%s]", name, header);
+	cr_assert(csv_field(row, col, field, sizeof(field)), "field %s in row [%s]", name, row);
+	v = strtoll(field, &end, 10);
+	cr_assert(*field && !*end, "field %s is a number in row [%s]", name, row);
+	return v;
+}
+
+long long reply_int(const char *line, const char *key)
+{
+	char pat[64];
+	const char *s;
+
+	cr_assert(line, "a reply line containing %s", key);
+	snprintf(pat, sizeof(pat), "%s=", key);
+	s = strstr(line, pat);
+	cr_assert(s, "key %s in reply [%s]", key, line);
+	return strtoll(s + strlen(pat), NULL, 0);
+}
+
+int peek_byte(pid_t pid, uint64_t addr)
+{
+	char path[64];
+	unsigned char b;
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	ok = pread(fd, &b, 1, (off_t)addr) == 1;
+	close(fd);
+	return ok ? b : -1;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * harness.h - helpers for the integration tests: spawn real processes
+ * (memwatch and the targets under tests/targets) with pipes, read their
+ * lines with timeouts, and look up CSV fields by column name.
+ */
+#ifndef MW_HARNESS_H
+#define MW_HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MEMWATCH "build/memwatch"
+#define TARGET(name) "build/targets/" name
+
+struct proc {
+	pid_t pid;
+	int in, out, err;	/* -1 when closed */
+	char buf[1 << 16];	/* stdout bytes not yet returned as lines */
+	size_t len;
+	int status;		/* exit code once reaped, or 128 + signal */
+	bool reaped;
+};
+
+/* Starts argv[0] with stdin, stdout and stderr on pipes. */
+void proc_spawn(struct proc *p, const char *const argv[]);
+/* Next stdout line (without newline) in a static buffer, or NULL when
+ * nothing arrives within @timeout_ms or stdout is closed. */
+char *proc_line(struct proc *p, int timeout_ms);
+/* Every complete stdout line available within @wait_ms; the last one
+ * copied into @last (if any). Returns the number of lines read. */
+int proc_drain(struct proc *p, int wait_ms, char *last, size_t len);
+void proc_send(struct proc *p, const char *text);
+/* Waits for exit; returns the exit code, 128 + signal, or -1 on timeout
+ * (the process is then killed). */
+int proc_wait(struct proc *p, int timeout_ms);
+/* All of stderr so far (reads until EOF if the process has exited). */
+const char *proc_stderr(struct proc *p);
+void proc_kill(struct proc *p, int sig);
+
+/* CSV: the column index of @name in @header, or -1. */
+int csv_col(const char *header, const char *name);
+/* Field @col of @row, copied into @out. Returns false if absent. */
+bool csv_field(const char *row, int col, char *out, size_t len);
+/* Integer field by column name; fails the test if absent or not a number. */
+long long csv_int(const char *header, const char *row, const char *name);
+int csv_nfields(const char *line);
+
+/* "key=value" out of a target's reply line; fails the test if absent. */
+long long reply_int(const char *line, const char *key);
+/* Byte at @addr in process @pid's memory (for probe breakpoints). */
+int peek_byte(pid_t pid, uint64_t addr);
+double now_s(void);
+
+#endif

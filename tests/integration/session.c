@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/* session.c - start and drive one target observed by memwatch. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "session.h"
+
+void session_start(struct session *s, const char *threads, const char *rounds,
+		   const char *const extra[])
+{
+	const char *targv[] = { TARGET("alloc_script"), threads, rounds, NULL };
+	const char *argv[32] = { MEMWATCH, "-p", s->pid, "-i", "0.1" };
+	int n = 5;
+	char *line;
+
+	memset(s, 0, sizeof(*s));
+	s->mw.pid = 0;
+	proc_spawn(&s->target, targv);
+	line = proc_line(&s->target, 5000);
+	cr_assert(line && !strncmp(line, "ready", 5), "target ready, got [%s]", line ? line : "");
+	snprintf(s->pid, sizeof(s->pid), "%d", (int)s->target.pid);
+	s->malloc_addr = (uint64_t)reply_int(line, "malloc");
+	for (; extra && *extra && n < 30; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	proc_spawn(&s->mw, argv);
+	line = proc_line(&s->mw, 20000);
+	cr_assert(line, "memwatch writes a header; stderr: %s", proc_stderr(&s->mw));
+	snprintf(s->header, sizeof(s->header), "%s", line);
+}
+
+char *session_command(struct session *s, const char *cmd)
+{
+	static char reply[512];
+	char *line;
+
+	proc_send(&s->target, cmd);
+	line = proc_line(&s->target, 60000);
+	cr_assert(line, "target replies to %s", cmd);
+	cr_assert(strncmp(line, "error", 5), "target: %s", line);
+	snprintf(reply, sizeof(reply), "%s", line);
+	return reply;
+}
+
+void session_settle(struct session *s)
+{
+	/* rows already in the pipe may predate the command: drop them, then
+	 * take the last of those sampled over the next few intervals */
+	proc_drain(&s->mw, 0, NULL, 0);
+	cr_assert(proc_drain(&s->mw, 500, s->row, sizeof(s->row)) >= 2,
+		  "memwatch keeps writing rows; stderr: %s", proc_stderr(&s->mw));
+}
+
+long long session_int(struct session *s, const char *column)
+{
+	return csv_int(s->header, s->row, column);
+}
+
+void session_stop(struct session *s)
+{
+	proc_kill(&s->mw, SIGTERM);
+	proc_wait(&s->mw, 5000);
+	if (!s->target.reaped) {
+		/* it may be gone already: a failed write is fine here */
+		if (write(s->target.in, "quit\n", 5) < 0)
+			proc_kill(&s->target, SIGKILL);
+		if (proc_wait(&s->target, 5000) < 0)
+			proc_kill(&s->target, SIGKILL);
+	}
+}

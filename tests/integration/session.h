@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * session.h - one observed run: the alloc_script target started and
+ * warmed up, memwatch attached to it, and the feed header read.
+ */
+#ifndef MW_SESSION_H
+#define MW_SESSION_H
+
+#include "harness.h"
+
+struct session {
+	struct proc target, mw;
+	char header[4096];
+	char row[4096];		/* the latest row, after session_settle */
+	uint64_t malloc_addr;	/* malloc in the target, for breakpoints */
+	char pid[16];
+};
+
+/* Starts alloc_script THREADS ROUNDS, then memwatch -p PID -i 0.1 with
+ * @extra arguments (NULL-terminated, may be NULL); waits for the header. */
+void session_start(struct session *s, const char *threads, const char *rounds,
+		   const char *const extra[]);
+/* Sends @cmd to the target and returns its reply line (copied). */
+char *session_command(struct session *s, const char *cmd);
+/* Waits until rows sampled after now arrive; leaves the last in s->row. */
+void session_settle(struct session *s);
+long long session_int(struct session *s, const char *column);
+/* Stops both processes (SIGTERM to memwatch, quit to the target). */
+void session_stop(struct session *s);
+
+#endif

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_heap.c - exact live-heap accounting against a real target: the
+ * alloc_script target runs every glibc entry point and every exactness
+ * rule from several threads and prints its own tally, which memwatch's
+ * feed must equal exactly, before and after the target frees everything.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include "session.h"
+
+static void expect_tally(struct session *s, const char *reply)
+{
+	session_settle(s);
+	cr_expect_eq(session_int(s, "heap_live_bytes"), reply_int(reply, "live_bytes"),
+		     "heap_live_bytes equals the target's tally (%s)", reply);
+	cr_expect_eq(session_int(s, "heap_live_allocations"),
+		     reply_int(reply, "live_allocations"),
+		     "heap_live_allocations equals the target's tally (%s)", reply);
+	cr_expect_eq(session_int(s, "heap_failed_calls"), reply_int(reply, "failed"),
+		     "failed calls (NULL, overflow, EINVAL) are counted, not live");
+	cr_expect_eq(session_int(s, "heap_untracked_frees"), reply_int(reply, "untracked"),
+		     "frees of blocks allocated before attach are counted as untracked");
+	cr_expect_eq(session_int(s, "lost_unpaired"), 0, "every call was paired");
+	cr_expect_eq(session_int(s, "lost_table_full"), 0, "the table never filled");
+	cr_expect_eq(session_int(s, "lost_missed_probes"), 0, "no probe run was skipped");
+}
+
+static void script_exact(const char *threads, const char *rounds)
+{
+	struct session s;
+
+	session_start(&s, threads, rounds, NULL);
+	expect_tally(&s, session_command(&s, "run\n"));
+	cr_expect_gt(session_int(&s, "heap_live_bytes"), 0, "the script left blocks live");
+	expect_tally(&s, session_command(&s, "free\n"));
+	cr_expect_eq(session_int(&s, "heap_live_bytes"), 0, "all freed: 0 bytes");
+	cr_expect_eq(session_int(&s, "heap_live_allocations"), 0, "all freed: 0 blocks");
+	session_stop(&s);
+	cr_expect_eq(s.mw.status, 0, "SIGTERM ends memwatch with 0");
+}
+
+Test(heap, script_one_thread__equals_target_tally, .timeout = 120)
+{
+	script_exact("1", "30");
+}
+
+Test(heap, script_four_threads__equals_target_tally, .timeout = 120)
+{
+	script_exact("4", "30");
+}
+
+Test(heap, script_eight_threads_twice__equals_target_tally, .timeout = 180)
+{
+	struct session s;
+
+	session_start(&s, "8", "15", NULL);
+	for (int i = 0; i < 2; i++) {
+		expect_tally(&s, session_command(&s, "run\n"));
+		expect_tally(&s, session_command(&s, "free\n"));
+	}
+	session_stop(&s);
+}
+
+Test(heap, table_full__counted_and_warned, .timeout = 120)
+{
+	const char *extra[] = { "--max-live-blocks", "50", NULL };
+	struct session s;
+
+	session_start(&s, "2", "10", extra);
+	session_command(&s, "run\n");
+	session_settle(&s);
+	cr_expect_eq(session_int(&s, "heap_live_allocations"), 50,
+		     "the table holds exactly its 50 blocks");
+	cr_expect_gt(session_int(&s, "lost_table_full"), 0,
+		     "blocks that did not fit are counted");
+	cr_expect(strstr(proc_stderr(&s.mw), "memwatch: ") &&
+		  strstr(proc_stderr(&s.mw), "no longer exact"),
+		  "stderr says once that figures stopped being exact: %s", proc_stderr(&s.mw));
+	session_stop(&s);
+}
+
+Test(heap, probes__only_in_the_target_pid, .timeout = 60)
+{
+	const char *argv[] = { TARGET("alloc_script"), "1", "1", NULL };
+	struct session s;
+	struct proc other;
+	uint64_t other_malloc;
+	int before;
+
+	proc_spawn(&other, argv);
+	other_malloc = (uint64_t)reply_int(proc_line(&other, 5000), "malloc");
+	before = peek_byte(other.pid, other_malloc);
+	session_start(&s, "1", "1", NULL);
+	cr_expect_eq(peek_byte(s.target.pid, s.malloc_addr), 0xcc,
+		     "the target's malloc holds a breakpoint while attached");
+	cr_expect_eq(peek_byte(other.pid, other_malloc), before,
+		     "another process's malloc is untouched: it pays nothing");
+	session_stop(&s);
+	proc_send(&other, "quit\n");
+	proc_wait(&other, 5000);
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_lifecycle.c - how memwatch starts and ends: signals, target exit,
+ * SIGKILL leaving no probe behind, --count and --output, and the exit
+ * codes and messages of failures.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "session.h"
+
+static void ends_with_final_row(int sig)
+{
+	struct session s;
+	int rows;
+
+	session_start(&s, "1", "1", NULL);
+	proc_drain(&s.mw, 300, NULL, 0);
+	proc_kill(&s.mw, sig);
+	rows = proc_drain(&s.mw, 2000, s.row, sizeof(s.row));
+	cr_expect_geq(rows, 1, "a final row after the signal");
+	cr_expect_eq(proc_wait(&s.mw, 5000), 0, "signal %d ends memwatch with 0", sig);
+	cr_expect_eq(csv_nfields(s.row), csv_nfields(s.header), "the final row is whole");
+	session_stop(&s);
+}
+
+Test(lifecycle, sigterm__final_row_and_exit_0, .timeout = 60)
+{
+	ends_with_final_row(SIGTERM);
+}
+
+Test(lifecycle, sigint__final_row_and_exit_0, .timeout = 60)
+{
+	ends_with_final_row(SIGINT);
+}
+
+Test(lifecycle, target_exits__noticed_at_once_final_row_exit_0, .timeout = 60)
+{
+	const char *extra[] = { "-i", "10", NULL };	/* far longer than the wait */
+	struct session s;
+	double t0;
+	char *row;
+
+	session_start(&s, "1", "1", extra);
+	t0 = now_s();
+	proc_send(&s.target, "quit\n");
+	row = proc_line(&s.mw, 5000);
+	cr_assert(row, "a final row once the target exits");
+	cr_expect_eq(proc_wait(&s.mw, 5000), 0, "memwatch exits 0 when the target exits");
+	cr_expect_lt(now_s() - t0, 3.0, "noticed at once (pidfd), not at the next 10 s tick");
+	cr_expect(strstr(proc_stderr(&s.mw), "exited"), "stderr says the target exited");
+	session_stop(&s);
+}
+
+Test(lifecycle, sigkill__no_probe_left_behind, .timeout = 60)
+{
+	struct session s;
+	int original;
+
+	session_start(&s, "1", "1", NULL);
+	original = 0;
+	cr_assert_eq(peek_byte(s.target.pid, s.malloc_addr), 0xcc,
+		     "malloc holds a breakpoint (int3) while memwatch runs");
+	proc_kill(&s.mw, SIGKILL);
+	cr_expect_eq(proc_wait(&s.mw, 5000), 128 + SIGKILL, "memwatch was killed");
+	/* the kernel removes the probes when the last link fd closes */
+	for (int i = 0; i < 100 && (original = peek_byte(s.target.pid, s.malloc_addr)) == 0xcc; i++)
+		usleep(20000);
+	cr_expect_neq(original, 0xcc, "no breakpoint remains in malloc after SIGKILL");
+	cr_expect_neq(original, -1, "the target's memory is readable");
+	/* and the target still runs correctly */
+	cr_expect(strstr(session_command(&s, "run\n"), "ran"), "the target keeps working");
+	session_stop(&s);
+}
+
+Test(lifecycle, count_and_output__n_rows_in_file, .timeout = 60)
+{
+	char path[] = "/tmp/memwatch-test-XXXXXX", line[4096];
+	const char *extra[3] = { "-n", "3", NULL };
+	const char *targv[] = { TARGET("alloc_script"), "1", "1", NULL };
+	struct proc target, mw;
+	int fd = mkstemp(path), rows = 0;
+	FILE *f;
+
+	cr_assert_geq(fd, 0, "temp file");
+	close(fd);
+	proc_spawn(&target, targv);
+	cr_assert(proc_line(&target, 5000), "target ready");
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
+	const char *argv[] = { MEMWATCH, "-p", pid, "-i", "0.2", "-o", path, extra[0], extra[1], NULL };
+	proc_spawn(&mw, argv);
+	cr_expect_eq(proc_wait(&mw, 20000), 0, "memwatch -n 3 ends by itself with 0; stderr: %s",
+		     proc_stderr(&mw));
+	f = fopen(path, "r");
+	cr_assert(f, "the output file exists");
+	cr_expect(fgets(line, sizeof(line), f) && !strncmp(line, "timestamp,pid,", 14),
+		  "the file starts with the header");
+	while (fgets(line, sizeof(line), f))
+		rows++;
+	fclose(f);
+	cr_expect_eq(rows, 3, "exactly 3 rows after the header");
+	cr_expect_eq(proc_line(&mw, 100), NULL, "nothing on stdout with --output");
+	unlink(path);
+	proc_send(&target, "quit\n");
+	proc_wait(&target, 5000);
+}
+
+static int run_memwatch(const char *const argv[], const char **err)
+{
+	struct proc p;
+	int code;
+
+	proc_spawn(&p, argv);
+	code = proc_wait(&p, 10000);
+	*err = proc_stderr(&p);
+	return code;
+}
+
+Test(cli, bad_options__exit_2_with_one_line, .timeout = 60)
+{
+	const char *const cases[][6] = {
+		{ MEMWATCH, NULL },
+		{ MEMWATCH, "-p", "abc", NULL },
+		{ MEMWATCH, "-p", "1", "-i", "0", NULL },
+		{ MEMWATCH, "-p", "1", "-i", "-1", NULL },
+		{ MEMWATCH, "-p", "1", "-n", "x", NULL },
+		{ MEMWATCH, "-p", "1", "--bogus", NULL },
+		{ MEMWATCH, "-p", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *err;
+		int code = run_memwatch(cases[i], &err);
+
+		cr_expect_eq(code, 2, "case %zu: usage error exits 2", i);
+		cr_expect(!strncmp(err, "memwatch: ", 10), "case %zu: message starts with memwatch: [%s]", i, err);
+		cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "case %zu: exactly one line [%s]", i, err);
+	}
+}
+
+Test(cli, no_such_process__exit_1, .timeout = 30)
+{
+	const char *argv[] = { MEMWATCH, "-p", "4000000", NULL };
+	const char *err;
+
+	cr_expect_eq(run_memwatch(argv, &err), 1, "a pid that does not exist exits 1");
+	cr_expect(strstr(err, "memwatch: no process with pid 4000000"), "says so: [%s]", err);
+}
+
+Test(cli, unprivileged__exit_1_names_capabilities, .timeout = 30)
+{
+	char pid[16];
+	const char *argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+			       "--clear-groups", MEMWATCH, "-p", pid, NULL };
+	const char *err;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	cr_assert(access(argv[0], X_OK) == 0, "setpriv is installed (util-linux)");
+	cr_expect_eq(run_memwatch(argv, &err), 1, "an unprivileged run exits 1");
+	cr_expect(strstr(err, "memwatch: not permitted") && strstr(err, "CAP_BPF"),
+		  "names what is missing: [%s]", err);
+}
+
+Test(cli, help_and_version__exit_0, .timeout = 30)
+{
+	const char *help[] = { MEMWATCH, "--help", NULL }, *ver[] = { MEMWATCH, "-V", NULL };
+	const char *err;
+
+	cr_expect_eq(run_memwatch(help, &err), 0, "--help exits 0");
+	cr_expect_eq(run_memwatch(ver, &err), 0, "-V exits 0");
+}
