@@ -74,7 +74,7 @@ int allocator__resolve(const struct mw_target *t, const struct mw_maps *maps,
 		       (int)t->pid);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s%s", t->root, libc->path);
+	target__object_path(t, libc, path, sizeof(path));
 	err = elfsym__open(path, &elf);
 	if (err) {
 		mw_err("cannot read %s: %s", path, strerror(-err));

@@ -35,12 +35,7 @@ static void open_objects(const struct mw_target *t, const struct mw_maps *maps,
 		if (m->path[0] != '/' || !m->inode ||
 		    procmaps__find_path(maps, m->path) != m)
 			continue;
-		if (m->deleted)
-			snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
-				 (int)t->pid, (unsigned long long)m->start,
-				 (unsigned long long)m->end);
-		else
-			snprintf(path, sizeof(path), "%s%s", t->root, m->path);
+		target__object_path(t, m, path, sizeof(path));
 		if (elfsym__open(path, &o->elf[o->n]))
 			continue;
 		o->path[o->n++] = strdup(path);

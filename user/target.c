@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "log.h"
+#include "procmaps.h"
 #include "target.h"
 
 #ifndef SYS_pidfd_open
@@ -77,6 +78,16 @@ void target__close(struct mw_target *t)
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	t->pidfd = -1;
+}
+
+void target__object_path(const struct mw_target *t, const struct mw_mapping *m,
+			 char *buf, size_t len)
+{
+	if (m->deleted)
+		snprintf(buf, len, "/proc/%d/map_files/%llx-%llx", (int)t->pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+	else
+		snprintf(buf, len, "%s%s", t->root, m->path);
 }
 
 uint64_t target__rss_bytes(const struct mw_target *t)

@@ -23,6 +23,12 @@ struct mw_target {
  * memwatch itself, not permitted). */
 int target__open(struct mw_target *t, pid_t pid, uint32_t slot);
 void target__close(struct mw_target *t);
+struct mw_mapping;
+/* The path that opens @m's file as the target sees it: through
+ * /proc/PID/root, or /proc/PID/map_files when the file was replaced on
+ * disk since it was mapped (a library upgraded under a running process). */
+void target__object_path(const struct mw_target *t, const struct mw_mapping *m,
+			 char *buf, size_t len);
 /* Resident set size from /proc/PID/statm; 0 if unreadable. */
 uint64_t target__rss_bytes(const struct mw_target *t);
 /* True once the process has exited (polls the pidfd). */
