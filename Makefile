@@ -11,14 +11,14 @@ VERSION  := 0.1.0
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    -Iinclude -Iuser -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
-LDLIBS   := -lbpf -lelf -lz
+LDLIBS   := -lbpf -lelf -lz -liberty
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 	      -Iinclude -Ivmlinux
 
 # Debian packages the build and the tests need; `make deps` installs the
 # missing ones (as root), and every top-level target runs it first.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
-	    libcriterion-dev gcc make
+	    libcriterion-dev libiberty-dev gcc g++ make util-linux
 
 USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
@@ -27,7 +27,13 @@ LIB_OBJS  := $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
 
 UNIT_SRCS  := $(wildcard tests/unit/*.c)
 INTEG_SRCS := $(wildcard tests/integration/*.c)
-TARGETS    := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(wildcard tests/targets/*.c))
+TARGETS    := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(wildcard tests/targets/*.c)) \
+	      $(patsubst tests/targets/%.cpp,$(BUILD)/targets/%,$(wildcard tests/targets/*.cpp))
+# Rust targets are built when rustc is there; their tests skip otherwise.
+RUSTC      ?= $(shell command -v rustc || ls /root/.cargo/bin/rustc 2>/dev/null)
+ifneq ($(RUSTC),)
+TARGETS    += $(patsubst tests/targets/%.rs,$(BUILD)/targets/%,$(wildcard tests/targets/*.rs))
+endif
 FIXTURES   := $(BUILD)/fixtures/pie $(BUILD)/fixtures/nopie \
 	      $(BUILD)/fixtures/libfix.so $(BUILD)/fixtures/stripped
 
@@ -85,6 +91,14 @@ $(BUILD)/memwatch: $(USER_OBJS)
 $(BUILD)/targets/%: tests/targets/%.c | $(BUILD)/targets
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O0 -g -fno-builtin -Wall -Wno-alloc-size-larger-than -Wno-use-after-free -pthread $< -o $@
+
+$(BUILD)/targets/%: tests/targets/%.cpp | $(BUILD)/targets
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -O1 -g -Wall -pthread $< -o $@
+
+$(BUILD)/targets/%: tests/targets/%.rs | $(BUILD)/targets
+	$(call msg,RUSTC,$@)
+	$(Q)$(RUSTC) -C opt-level=1 -g --edition 2021 $< -o $@
 
 # ELF fixtures for the symbol reader: PIE and non-PIE executables, a
 # shared library, and a stripped copy with its symbols in a debug file.

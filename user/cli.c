@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "config.h"
 #include "log.h"
 
 enum {
@@ -30,6 +31,7 @@ static const struct option long_opts[] = {
 	{ "delta",		required_argument, NULL, OPT_DELTA },
 	{ "size",		required_argument, NULL, OPT_SIZE },
 	{ "no-heap",		no_argument,	   NULL, OPT_NO_HEAP },
+	{ "config",		required_argument, NULL, 'c' },
 	{ "max-live-blocks",	required_argument, NULL, OPT_MAX_LIVE },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
@@ -44,6 +46,8 @@ static const char usage_text[] =
 "  -i, --interval SECONDS    sampling period, > 0, fractional allowed (1)\n"
 "  -n, --count N             exit after N rows per process\n"
 "  -o, --output PATH         write the feed to PATH instead of stdout\n"
+"  -c, --config FILE         structures from FILE (see README), with the\n"
+"                            same meaning as the options below\n"
 "      --max-live-blocks N   size of the live-block table (1048576)\n"
 "\n"
 "Structures (figures are net changes since memwatch attached):\n"
@@ -93,12 +97,19 @@ int cli__parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* Where the option being parsed came from: NULL for the command line,
+ * else "FILE:LINE" of a config file. */
+static const char *source;
+
 static int usage_error(const char *fmt, const char *arg)
 {
 	char msg[512];
 
 	snprintf(msg, sizeof(msg), fmt, arg ? arg : "");
-	mw_err("%s (see memwatch --help)", msg);
+	if (source)
+		mw_err("%s: %s", source, msg);
+	else
+		mw_err("%s (see memwatch --help)", msg);
 	return -1;
 }
 
@@ -136,8 +147,11 @@ static int add_func(struct mw_options *o, const char *sym, bool remove)
 		return usage_error("%s needs a symbol name", opt);
 	if (o->nfuncs == MW_MAX_FUNCS)
 		return usage_error("too many --insert/--remove (at most 256)", NULL);
-	f = &o->funcs[o->nfuncs++];
-	f->symbol = sym;
+	f = &o->funcs[o->nfuncs];
+	f->symbol = strdup(sym);	/* a config file's line buffer is reused */
+	if (!f->symbol)
+		return usage_error("out of memory", NULL);
+	o->nfuncs++;
 	f->struct_id = o->nstructs - 1;
 	f->remove = remove;
 	f->delta = MW_DELTA_ONE;
@@ -180,9 +194,12 @@ static int add_pid(struct mw_options *o, const char *arg)
 }
 
 /* One option; returns 0, 1 (help/version printed) or -1. */
-static int parse_one(struct mw_options *o, int c, const char *arg, int last)
+static int parse_one(struct mw_options *o, int c, const char *arg)
 {
+	int last = o->last_opt;
 	uint64_t v;
+
+	o->last_opt = c;
 
 	switch (c) {
 	case 'p':
@@ -222,6 +239,8 @@ static int parse_one(struct mw_options *o, int c, const char *arg, int last)
 	case OPT_NO_HEAP:
 		o->no_heap = true;
 		return 0;
+	case 'c':
+		return config__load(o, arg);
 	case 'h':
 		fputs(usage_text, stdout);
 		return 1;
@@ -258,22 +277,51 @@ static int check_structs(const struct mw_options *o)
 	return 0;
 }
 
+void cli__free(struct mw_options *o)
+{
+	for (int i = 0; i < o->nfuncs; i++)
+		free((char *)o->funcs[i].symbol);
+	o->nfuncs = 0;
+}
+
+int cli__apply(struct mw_options *o, const char *name, const char *value,
+	       const char *where)
+{
+	static const char *const allowed[] = {
+		"struct", "insert", "remove", "delta", "size", NULL
+	};
+	int err = -1;
+
+	source = where;
+	for (int i = 0; allowed[i]; i++) {
+		if (strcmp(name, allowed[i]))
+			continue;
+		for (const struct option *lo = long_opts; lo->name; lo++)
+			if (!strcmp(lo->name, name))
+				err = parse_one(o, lo->val, value);
+		source = NULL;
+		return err;
+	}
+	err = usage_error("unknown key '%s': use struct, insert, remove, delta or size", name);
+	source = NULL;
+	return err;
+}
+
 int cli__parse(int argc, char **argv, struct mw_options *o)
 {
-	int c, last = 0, err;
+	int c, err;
 
 	memset(o, 0, sizeof(*o));
 	o->interval_s = 1.0;
 	o->max_live_blocks = MW_DEFAULT_LIVE_BLOCKS;
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:i:n:o:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:i:n:o:c:hV", long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return bad_option(c, argv[optind - 1]);
-		err = parse_one(o, c, optarg, last);
+		err = parse_one(o, c, optarg);
 		if (err)
 			return err;
-		last = c;
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);

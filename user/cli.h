@@ -18,7 +18,7 @@ enum mw_format { MW_FORMAT_CSV, MW_FORMAT_OPENMETRICS, MW_FORMAT_TABLE };
 
 /* One --insert or --remove, as the user wrote it. */
 struct mw_func_spec {
-	const char *symbol;	/* raw, demangled or glob */
+	const char *symbol;	/* raw, demangled or glob; owned */
 	int struct_id;
 	bool remove;
 	uint32_t delta;		/* enum mw_delta */
@@ -42,6 +42,7 @@ struct mw_options {
 	int nstructs;
 	struct mw_func_spec funcs[MW_MAX_FUNCS];
 	int nfuncs;
+	int last_opt;			/* the option parsed last, for --delta */
 };
 
 /*
@@ -49,6 +50,15 @@ struct mw_options {
  * printed (exit 0), or -1 after printing one usage error (exit 2).
  */
 int cli__parse(int argc, char **argv, struct mw_options *opts);
+
+/* Frees what cli__parse allocated. */
+void cli__free(struct mw_options *opts);
+
+/* Applies one structure option (struct, insert, remove, delta, size) read
+ * from a config file; errors are reported as "memwatch: WHERE: ...".
+ * 0 or -1. */
+int cli__apply(struct mw_options *o, const char *name, const char *value,
+	       const char *where);
 
 /* Strict number parsers: the whole string, in range, or -1. */
 int cli__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

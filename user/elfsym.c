@@ -25,6 +25,7 @@ struct mw_elf {
 	size_t nloads;
 	struct mw_sym *syms;
 	size_t nsyms, cap;
+	bool has_symtab;
 };
 
 static uint64_t vaddr_to_offset(const struct mw_elf *e, uint64_t vaddr)
@@ -81,6 +82,8 @@ static int read_symtab(struct mw_elf *e, Elf *elf, Elf64_Word type)
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
 			continue;
+		if (type == SHT_SYMTAB)
+			e->has_symtab = true;
 		if (sh.sh_entsize != sizeof(Elf64_Sym))
 			continue;	/* bogus: skip rather than misread */
 		data = elf_getdata(scn, NULL);
@@ -199,6 +202,11 @@ void elfsym__close(struct mw_elf *e)
 		close(e->fd);
 	free(e->syms);
 	free(e);
+}
+
+bool elfsym__has_symtab(const struct mw_elf *e)
+{
+	return e->has_symtab;
 }
 
 size_t elfsym__count(const struct mw_elf *e)

@@ -7,6 +7,7 @@
 #ifndef MW_ELFSYM_H
 #define MW_ELFSYM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,8 @@ struct mw_elf;
 int elfsym__open(const char *path, struct mw_elf **out);
 void elfsym__close(struct mw_elf *e);
 
+/* True if the object has a .symtab (not stripped), or adopted one. */
+bool elfsym__has_symtab(const struct mw_elf *e);
 size_t elfsym__count(const struct mw_elf *e);
 const struct mw_sym *elfsym__at(const struct mw_elf *e, size_t i);
 /* A defined function named exactly @name (.symtab first); NULL if none. */

@@ -11,8 +11,11 @@ int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 {
 	struct mw_probe *p;
 
+	/* allocator aliases are one probe; the same function may serve two
+	 * structures, with two cookies */
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].offset == offset && t->v[i].prog == prog &&
+		    (prog == MW_PROG_ALLOC || t->v[i].cookie == cookie) &&
 		    !strcmp(t->v[i].path, path))
 			return 0;
 	if (t->n == t->cap) {

@@ -32,7 +32,8 @@ struct mw_probe_table {
 
 /*
  * Adds a probe unless one of the same program is already at @path+@offset
- * (exported names that share an address get one probe). Returns 1 if
+ * (exported names that share an address get one probe; structure probes
+ * differ by cookie too). Returns 1 if
  * added, 0 if it was a duplicate, -ENOMEM.
  */
 int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,

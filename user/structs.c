@@ -2,32 +2,90 @@
 /*
  * structs.c - find each structure function in the objects the target maps
  * (executable first, then libraries in load order) and add its probe. A
- * return probe is attached only where the BPF side needs one: to read a
+ * SYMBOL is a raw name, a demangled C++/Rust name or a glob (symmatch.c);
+ * a plain name must name one function, a glob probes all it matches. A
+ * stripped object is read with its separate debug file, found by build-id.
+ * A return probe is attached only where the BPF side needs one: to read a
  * return value, or to close the scope that charges allocations.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "elfsym.h"
 #include "log.h"
 #include "memwatch.h"
 #include "structs.h"
+#include "symmatch.h"
 
-#define MW_MAX_OBJECTS 512
+#define MW_MAX_OBJECTS	512
+#define MW_MAX_LISTED	8	/* matches or suggestions named in a message */
+
+struct object {
+	struct mw_elf *elf;
+	char *path;			/* as opened, through /proc/PID/root */
+	const char *shown;		/* as the target maps it */
+	struct mw_symname *names;	/* one per symbol, demangled once */
+};
 
 struct objects {
-	struct mw_elf *elf[MW_MAX_OBJECTS];
-	char *path[MW_MAX_OBJECTS];
+	struct object v[MW_MAX_OBJECTS];
 	size_t n;
 };
 
-/* Opens every distinct file the target maps (unreadable ones skipped). */
+struct match {
+	const struct object *obj;
+	const struct mw_sym *sym;
+	const struct mw_symname *name;
+};
+
+/* Adopts /usr/lib/debug/.build-id/xx/yyyy.debug, from the target's root
+ * first, then from the host's. */
+static void add_debug_file(const struct mw_target *t, struct mw_elf *elf)
+{
+	char id[128], path[PATH_MAX];
+
+	if (elfsym__has_symtab(elf) || elfsym__build_id(elf, id, sizeof(id)))
+		return;
+	snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 t->root, id, id + 2);
+	if (elfsym__add_debug(elf, path) == 0)
+		return;
+	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 id, id + 2);
+	elfsym__add_debug(elf, path);
+}
+
+static int open_object(const struct mw_target *t, const struct mw_mapping *m,
+		       struct object *o)
+{
+	char path[PATH_MAX];
+	size_t n;
+
+	target__object_path(t, m, path, sizeof(path));
+	if (elfsym__open(path, &o->elf))
+		return -1;
+	add_debug_file(t, o->elf);
+	n = elfsym__count(o->elf);
+	o->path = strdup(path);
+	o->shown = m->path;
+	o->names = calloc(n ? n : 1, sizeof(*o->names));
+	if (!o->path || !o->names) {
+		elfsym__close(o->elf);
+		free(o->path);
+		free(o->names);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		symname__init(&o->names[i], elfsym__at(o->elf, i)->name);
+	return 0;
+}
+
+/* Opens every distinct ELF file the target maps (others are skipped). */
 static void open_objects(const struct mw_target *t, const struct mw_maps *maps,
 			 struct objects *o)
 {
-	char path[PATH_MAX];
-
 	for (size_t i = 0; i < maps->n && o->n < MW_MAX_OBJECTS; i++) {
 		const struct mw_mapping *m = &maps->v[i];
 
@@ -35,19 +93,111 @@ static void open_objects(const struct mw_target *t, const struct mw_maps *maps,
 		if (m->path[0] != '/' || !m->inode ||
 		    procmaps__find_path(maps, m->path) != m)
 			continue;
-		target__object_path(t, m, path, sizeof(path));
-		if (elfsym__open(path, &o->elf[o->n]))
-			continue;
-		o->path[o->n++] = strdup(path);
+		if (open_object(t, m, &o->v[o->n]) == 0)
+			o->n++;
 	}
 }
 
 static void close_objects(struct objects *o)
 {
 	for (size_t i = 0; i < o->n; i++) {
-		elfsym__close(o->elf[i]);
-		free(o->path[i]);
+		for (size_t j = 0; j < elfsym__count(o->v[i].elf); j++)
+			symname__free(&o->v[i].names[j]);
+		free(o->v[i].names);
+		elfsym__close(o->v[i].elf);
+		free(o->v[i].path);
 	}
+}
+
+static const char *display_name(const struct mw_symname *n)
+{
+	return n->full ? n->full : n->raw;
+}
+
+/* Every function @pattern matches, one per address: a name found in both
+ * .symtab and .dynsym, or under two aliases, is one function. */
+static size_t find_matches(const char *pattern, const struct objects *o,
+			   struct match **out)
+{
+	struct match *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < o->n; i++) {
+		for (size_t j = 0; j < elfsym__count(o->v[i].elf); j++) {
+			const struct mw_sym *s = elfsym__at(o->v[i].elf, j);
+			bool dup = false;
+
+			if (!s->offset || !symmatch__match(pattern, &o->v[i].names[j]))
+				continue;
+			for (size_t k = 0; k < n && !dup; k++)
+				dup = v[k].obj == &o->v[i] && v[k].sym->offset == s->offset;
+			if (dup)
+				continue;
+			if (n == cap) {
+				struct match *nv;
+
+				cap = cap ? cap * 2 : 8;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv)
+					break;	/* report what was found */
+				v = nv;
+			}
+			v[n++] = (struct match){ &o->v[i], s, &o->v[i].names[j] };
+		}
+	}
+	*out = v;
+	return n;
+}
+
+/* "nearest: a, b, c": names within a few edits of @pattern. */
+static void suggest(const char *pattern, const struct objects *o,
+		    char *buf, size_t len)
+{
+	const char *best[3] = { 0 };
+	unsigned bestd[3], cap = (unsigned)strlen(pattern) / 3 + 3;
+	size_t used = 0;
+
+	for (int k = 0; k < 3; k++)
+		bestd[k] = cap;
+	for (size_t i = 0; i < o->n; i++) {
+		for (size_t j = 0; j < elfsym__count(o->v[i].elf); j++) {
+			const struct mw_symname *nm = &o->v[i].names[j];
+			const char *cand = nm->bare ? nm->bare : nm->raw;
+			unsigned d = symmatch__distance(pattern, cand, bestd[2]);
+			int k;
+
+			if (d >= bestd[2])
+				continue;
+			for (k = 0; k < 3; k++)
+				if (best[k] && !strcmp(best[k], cand))
+					break;
+			if (k < 3)
+				continue;
+			for (k = 2; k > 0 && d < bestd[k - 1]; k--) {
+				best[k] = best[k - 1];
+				bestd[k] = bestd[k - 1];
+			}
+			best[k] = cand;
+			bestd[k] = d;
+		}
+	}
+	buf[0] = '\0';
+	for (int k = 0; k < 3 && best[k] && used < len; k++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 k ? ", " : "; nearest: ", best[k]);
+}
+
+static void list_matches(const struct match *m, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && i < MW_MAX_LISTED && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s in %s",
+					 i ? "; " : "", display_name(m[i].name),
+					 m[i].obj->shown);
+	if (n > MW_MAX_LISTED && used < len)
+		snprintf(buf + used, len - used, "; and %zu more", n - MW_MAX_LISTED);
 }
 
 static uint64_t cookie_of(const struct mw_func_spec *f, bool heap)
@@ -61,41 +211,66 @@ static uint64_t cookie_of(const struct mw_func_spec *f, bool heap)
 	return c;
 }
 
-/* Adds the probes of one --insert/--remove. */
-static int resolve_func(const struct mw_func_spec *f, struct objects *o,
-			bool heap, struct mw_probe_table *tab)
+/* Adds the probes of one --insert/--remove; -1 after one message. */
+static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
+			const struct objects *o, bool heap,
+			struct mw_probe_table *tab)
 {
+	const char *opt = f->remove ? "--remove" : "--insert";
 	uint64_t cookie = cookie_of(f, heap);
+	struct match *m;
+	char text[2048];
+	size_t n = find_matches(f->symbol, o, &m);
+	int err = 0;
 
-	for (size_t i = 0; i < o->n; i++) {
-		const struct mw_sym *s = elfsym__find(o->elf[i], f->symbol);
-
-		if (!s)
-			continue;
-		if (probes__add(tab, o->path[i], s->offset, cookie, MW_PROG_STRUCT,
-				cookie & MW_SF_RETPROBE, f->symbol) < 0) {
-			mw_err("out of memory");
-			return -1;
-		}
-		return 1;
+	if (n == 0) {
+		suggest(f->symbol, o, text, sizeof(text));
+		mw_err("%s '%s': no such function in pid %d's executable or its %zu libraries%s",
+		       opt, f->symbol, (int)t->pid, o->n ? o->n - 1 : 0, text);
+		free(m);
+		return -1;
 	}
-	mw_err("symbol '%s' not found in the executable or libraries of the target", f->symbol);
-	return -1;
+	if (n > 1 && !symmatch__is_glob(f->symbol)) {
+		list_matches(m, n, text, sizeof(text));
+		mw_err("%s '%s' matches %zu functions: %s; name one (with its parameters, or its raw symbol), or use a glob to probe all",
+		       opt, f->symbol, n, text);
+		free(m);
+		return -1;
+	}
+	if (symmatch__is_glob(f->symbol))
+		mw_err("%s '%s' matches %zu function%s in pid %d", opt, f->symbol,
+		       n, n == 1 ? "" : "s", (int)t->pid);
+	for (size_t i = 0; i < n && err >= 0; i++)
+		err = probes__add(tab, m[i].obj->path, m[i].sym->offset, cookie,
+				  MW_PROG_STRUCT, cookie & MW_SF_RETPROBE,
+				  display_name(m[i].name));
+	free(m);
+	if (err < 0) {
+		mw_err("out of memory");
+		return -1;
+	}
+	return (int)n;
 }
 
 int structs__resolve(const struct mw_target *t, const struct mw_maps *maps,
 		     const struct mw_options *opts, struct mw_probe_table *tab)
 {
-	struct objects o = { 0 };
+	struct objects *o;
 	int n = 0, r = 0;
 
 	if (!opts->nfuncs)
 		return 0;
-	open_objects(t, maps, &o);
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		mw_err("out of memory");
+		return -1;
+	}
+	open_objects(t, maps, o);
 	for (int i = 0; i < opts->nfuncs && r >= 0; i++) {
-		r = resolve_func(&opts->funcs[i], &o, !opts->no_heap, tab);
+		r = resolve_func(t, &opts->funcs[i], o, !opts->no_heap, tab);
 		n += r;
 	}
-	close_objects(&o);
+	close_objects(o);
+	free(o);
 	return r < 0 ? -1 : n;
 }

@@ -12,7 +12,14 @@ void session_start(struct session *s, const char *threads, const char *rounds,
 		   const char *const extra[])
 {
 	const char *targv[] = { TARGET("alloc_script"), threads, rounds, NULL };
-	const char *argv[32] = { MEMWATCH, "-p", s->pid, "-i", "0.1" };
+
+	session_start_target(s, targv, extra);
+}
+
+void session_start_target(struct session *s, const char *const targv[],
+			  const char *const extra[])
+{
+	const char *argv[48] = { MEMWATCH, "-p", s->pid, "-i", "0.1" };
 	int n = 5;
 	char *line;
 
@@ -23,7 +30,7 @@ void session_start(struct session *s, const char *threads, const char *rounds,
 	cr_assert(line && !strncmp(line, "ready", 5), "target ready, got [%s]", line ? line : "");
 	snprintf(s->pid, sizeof(s->pid), "%d", (int)s->target.pid);
 	s->malloc_addr = (uint64_t)reply_int(line, "malloc");
-	for (; extra && *extra && n < 30; extra++)
+	for (; extra && *extra && n < 46; extra++)
 		argv[n++] = *extra;
 	argv[n] = NULL;
 	proc_spawn(&s->mw, argv);

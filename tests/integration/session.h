@@ -20,6 +20,9 @@ struct session {
  * @extra arguments (NULL-terminated, may be NULL); waits for the header. */
 void session_start(struct session *s, const char *threads, const char *rounds,
 		   const char *const extra[]);
+/* The same for any target that prints "ready ... malloc=ADDR" first. */
+void session_start_target(struct session *s, const char *const targv[],
+			  const char *const extra[]);
 /* Sends @cmd to the target and returns its reply line (copied). */
 char *session_command(struct session *s, const char *cmd);
 /* Waits until rows sampled after now arrive; leaves the last in s->row. */

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_structs.c - structures named by their insert and remove functions,
+ * against the struct_script target (two structures, four threads): element
+ * counts and charged bytes must equal the target's own tally exactly.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "session.h"
+
+static const char *const script[] = { TARGET("struct_script"), "100", NULL };
+
+#define STRUCT_ARGS \
+	"--struct", "table", "--insert", "table_insert", "--delta", "ret", \
+	"--remove", "table_remove", "--delta", "ret", \
+	"--struct", "index", "--insert", "index_add", \
+	"--insert", "index_add_batch", "--delta", "arg2", "--remove", "index_del"
+
+static void expect_structs(struct session *s, const char *reply, bool bytes)
+{
+	session_settle(s);
+	cr_expect_eq(session_int(s, "table_elements"), reply_int(reply, "table_elements"),
+		     "table_elements equals the target's count (%s)", reply);
+	cr_expect_eq(session_int(s, "index_elements"), reply_int(reply, "index_elements"),
+		     "index_elements equals the target's count (%s)", reply);
+	if (!bytes)
+		return;
+	cr_expect_eq(session_int(s, "table_bytes"), reply_int(reply, "table_bytes"),
+		     "table_bytes equals the bytes allocated inside table_insert, still live (%s)", reply);
+	cr_expect_eq(session_int(s, "index_bytes"), reply_int(reply, "index_bytes"),
+		     "index_bytes: blocks allocated in index_add nested in table_insert go to index (%s)", reply);
+	cr_expect_eq(session_int(s, "lost_unpaired"), 0, "every call was paired");
+	cr_expect_eq(session_int(s, "lost_scopes"), 0, "no scope was lost");
+}
+
+Test(structs, four_threads__elements_and_bytes_exact, .timeout = 120)
+{
+	const char *extra[] = { STRUCT_ARGS, NULL };
+	struct session s;
+
+	session_start_target(&s, script, extra);
+	expect_structs(&s, session_command(&s, "run\n"), true);
+	cr_expect_gt(session_int(&s, "table_elements"), 0, "the script left elements");
+	/* realloc outside any insert keeps the table's charge, new size */
+	expect_structs(&s, session_command(&s, "shrink\n"), true);
+	expect_structs(&s, session_command(&s, "run\n"), true);
+	expect_structs(&s, session_command(&s, "clear\n"), true);
+	cr_expect_eq(session_int(&s, "table_elements"), 0, "cleared: no element left");
+	session_stop(&s);
+}
+
+Test(structs, config_file__same_as_command_line, .timeout = 120)
+{
+	char path[] = "/tmp/memwatch-conf-XXXXXX";
+	const char *extra[] = { "-c", path, NULL };
+	struct session s;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0, "temp file");
+	f = fdopen(fd, "w");
+	fputs("# structures of struct_script\n"
+	      "struct table\n"
+	      "insert table_insert\n"
+	      "delta ret\n"
+	      "  remove   table_remove  \n"
+	      "delta ret\n"
+	      "\n"
+	      "struct index\n"
+	      "insert index_add\n"
+	      "insert index_add_batch\n"
+	      "delta arg2\n"
+	      "remove index_del\n", f);
+	fclose(f);
+	session_start_target(&s, script, extra);
+	expect_structs(&s, session_command(&s, "run\n"), true);
+	session_stop(&s);
+	unlink(path);
+}
+
+Test(structs, no_heap_with_size__counts_estimate_no_allocator_probe, .timeout = 120)
+{
+	const char *extra[] = { "--no-heap", STRUCT_ARGS, "--size", "24", NULL };
+	char field[64];
+	struct session s;
+	long long elems;
+
+	session_start_target(&s, script, extra);
+	cr_expect_neq(peek_byte(s.target.pid, s.malloc_addr), 0xcc,
+		      "--no-heap: malloc holds no breakpoint");
+	expect_structs(&s, session_command(&s, "run\n"), false);
+	elems = session_int(&s, "index_elements");
+	cr_expect_eq(session_int(&s, "index_estimated_bytes"), elems * 24,
+		     "index_estimated_bytes = elements x --size");
+	cr_expect_eq(csv_col(s.header, "table_estimated_bytes"), -1,
+		     "no estimate for a structure without --size");
+	cr_assert(csv_field(s.row, csv_col(s.header, "heap_live_bytes"), field, sizeof(field)),
+		  "heap_live_bytes column present");
+	cr_expect_str_empty(field, "--no-heap: heap figures are empty, not a false 0");
+	session_stop(&s);
+}
+
+static int run_memwatch(const char *const argv[], const char **err)
+{
+	struct proc p;
+	int code;
+
+	proc_spawn(&p, argv);
+	code = proc_wait(&p, 20000);
+	*err = proc_stderr(&p);
+	return code;
+}
+
+Test(structs, symbol_errors__exit_1_with_guidance, .timeout = 60)
+{
+	struct proc target;
+	char pid[16];
+	const char *err;
+
+	proc_spawn(&target, script);
+	cr_assert(proc_line(&target, 5000), "target ready");
+	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
+	{
+		const char *argv[] = { MEMWATCH, "-p", pid, "--struct", "t",
+				       "--insert", "table_insrt", NULL };
+		cr_expect_eq(run_memwatch(argv, &err), 1, "an unknown symbol exits 1");
+		cr_expect(strstr(err, "'table_insrt'") && strstr(err, "nearest: table_insert"),
+			  "names the symbol and suggests the nearest: [%s]", err);
+	}
+	{
+		const char *argv[] = { MEMWATCH, "-p", pid, "--struct", "t",
+				       "--insert", "memcpy", NULL };
+		cr_expect_eq(run_memwatch(argv, &err), 1, "an ambiguous plain name exits 1");
+		cr_expect(strstr(err, "matches 2 functions") && strstr(err, "libc.so.6"),
+			  "lists the functions it matches: [%s]", err);
+	}
+	{
+		const char *argv[] = { MEMWATCH, "-p", pid, "-n", "1", "--struct", "t",
+				       "--insert", "table_*", NULL };
+		cr_expect_eq(run_memwatch(argv, &err), 0, "a glob probes all matches");
+		cr_expect(strstr(err, "'table_*' matches 2 functions"), "and says how many: [%s]", err);
+	}
+	proc_send(&target, "quit\n");
+	proc_wait(&target, 5000);
+}

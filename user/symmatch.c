@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symmatch.c - match user-given symbol names against ELF symbols, and
+ * measure how near a miss was, for the "did you mean" list.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libiberty/demangle.h>
+#include "symmatch.h"
+
+void symname__init(struct mw_symname *n, const char *raw)
+{
+	n->raw = raw;
+	n->full = n->bare = NULL;
+	/* Itanium C++ and legacy Rust (_ZN...17h<hash>E), Rust v0 (_R...) */
+	if (strncmp(raw, "_Z", 2) && strncmp(raw, "_R", 2))
+		return;
+	n->full = cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	n->bare = cplus_demangle(raw, DMGL_AUTO);
+}
+
+void symname__free(struct mw_symname *n)
+{
+	free(n->full);
+	free(n->bare);
+	n->full = n->bare = NULL;
+}
+
+bool symmatch__is_glob(const char *pattern)
+{
+	return strchr(pattern, '*') != NULL;
+}
+
+static bool one(const char *pattern, const char *name, bool glob)
+{
+	if (!name)
+		return false;
+	/* no FNM_PATHNAME: '*' spans "::" and "/" alike; no escapes either,
+	 * C++ names hold no backslashes */
+	return glob ? fnmatch(pattern, name, FNM_NOESCAPE) == 0
+		    : strcmp(pattern, name) == 0;
+}
+
+bool symmatch__match(const char *pattern, const struct mw_symname *n)
+{
+	bool glob = symmatch__is_glob(pattern);
+
+	return one(pattern, n->raw, glob) || one(pattern, n->full, glob) ||
+	       one(pattern, n->bare, glob);
+}
+
+unsigned symmatch__distance(const char *a, const char *b, unsigned cap)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[256], best;
+
+	if (la >= 255 || lb >= 255)
+		return cap;
+	if ((la > lb ? la - lb : lb - la) >= cap)
+		return cap;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = (unsigned)i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j], v;
+
+			v = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best >= cap)
+			return cap;
+	}
+	return row[lb] < cap ? row[lb] : cap;
+}
