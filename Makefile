@@ -100,6 +100,11 @@ $(BUILD)/targets/%: tests/targets/%.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -C opt-level=1 -g --edition 2021 $< -o $@
 
+# a stripped target whose symbols are only in its debug file
+$(BUILD)/targets/struct_script.stripped: $(BUILD)/targets/struct_script
+	$(Q)objcopy --only-keep-debug $< $<.debug
+	$(Q)objcopy --strip-all $< $@
+
 # ELF fixtures for the symbol reader: PIE and non-PIE executables, a
 # shared library, and a stripped copy with its symbols in a debug file.
 $(BUILD)/fixtures/pie: tests/fixtures/elf_fixture.c | $(BUILD)/fixtures
@@ -123,7 +128,8 @@ $(BUILD)/integration_tests: $(INTEG_SRCS) $(wildcard tests/integration/*.h) | $(
 unit: deps $(BUILD)/unit_tests $(FIXTURES)
 	$(BUILD)/unit_tests
 
-integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS)
+integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
+	     $(BUILD)/targets/struct_script.stripped
 	$(BUILD)/integration_tests --jobs 1
 
 test: deps

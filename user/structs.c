@@ -211,6 +211,17 @@ static uint64_t cookie_of(const struct mw_func_spec *f, bool heap)
 	return c;
 }
 
+/* A note when the executable (the first object mapped) is stripped and
+ * has no debug file: its own functions are then invisible. Libraries are
+ * left out: Debian strips them all, and their exports stay in .dynsym. */
+static void stripped_note(const struct objects *o, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (o->n && !elfsym__has_symtab(o->v[0].elf))
+		snprintf(buf, len, "; %s is stripped and has no debug file in /usr/lib/debug/.build-id (install its -dbg package)",
+			 o->v[0].shown);
+}
+
 /* Adds the probes of one --insert/--remove; -1 after one message. */
 static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 			const struct objects *o, bool heap,
@@ -224,9 +235,12 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 	int err = 0;
 
 	if (n == 0) {
+		char note[PATH_MAX + 128];
+
 		suggest(f->symbol, o, text, sizeof(text));
-		mw_err("%s '%s': no such function in pid %d's executable or its %zu libraries%s",
-		       opt, f->symbol, (int)t->pid, o->n ? o->n - 1 : 0, text);
+		stripped_note(o, note, sizeof(note));
+		mw_err("%s '%s': no such function in pid %d's executable or its %zu libraries%s%s",
+		       opt, f->symbol, (int)t->pid, o->n ? o->n - 1 : 0, text, note);
 		free(m);
 		return -1;
 	}

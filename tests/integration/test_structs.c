@@ -145,3 +145,30 @@ Test(structs, symbol_errors__exit_1_with_guidance, .timeout = 60)
 	proc_send(&target, "quit\n");
 	proc_wait(&target, 5000);
 }
+
+/* A stripped executable: its functions are found through the debug file
+ * installed where Debian's -dbg packages put them, by build-id. */
+Test(structs, stripped_target__symbols_from_build_id_debug_file, .timeout = 120)
+{
+	const char *const stripped[] = { TARGET("struct_script.stripped"), "100", NULL };
+	const char *extra[] = { STRUCT_ARGS, NULL };
+	char id[128] = "", dir[256], link[512], cmd[1024];
+	struct session s;
+	FILE *p;
+
+	p = popen("readelf -n " TARGET("struct_script.stripped")
+		  " | sed -n 's/.*Build ID: //p'", "r");
+	cr_assert(p && fgets(id, sizeof(id), p), "the stripped target has a build-id");
+	pclose(p);
+	id[strcspn(id, "\n")] = '\0';
+	snprintf(dir, sizeof(dir), "/usr/lib/debug/.build-id/%.2s", id);
+	snprintf(link, sizeof(link), "%s/%s.debug", dir, id + 2);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s %s", dir,
+		 TARGET("struct_script.debug"), link);
+	cr_assert_eq(system(cmd), 0, "install the debug file as %s", link);
+
+	session_start_target(&s, stripped, extra);
+	expect_structs(&s, session_command(&s, "run\n"), true);
+	session_stop(&s);
+	unlink(link);
+}
