@@ -42,7 +42,14 @@ struct mw_session {
 	int sigfd;
 	uint64_t rows;			/* intervals written */
 	bool warned_inexact[MW_MAX_TARGETS];
+	bool warned_silent[MW_MAX_TARGETS][MW_MAX_STRUCTS];
+	double started;			/* monotonic seconds at attach */
 };
+
+/* A structure whose functions never fire while the heap keeps moving is
+ * most likely probed on a function the compiler inlined. */
+#define MW_SILENT_AFTER_S	10.0
+#define MW_SILENT_HEAP_CALLS	1000
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -171,6 +178,24 @@ static void warn_inexact(struct mw_session *s, int i, const struct mw_snapshot *
 		       (int)snap->pid, (unsigned long long)other);
 }
 
+static double now_s(void);
+
+static void warn_silent(struct mw_session *s, int i, const struct mw_snapshot *snap)
+{
+	if (!s->layout.heap || now_s() - s->started < MW_SILENT_AFTER_S ||
+	    snap->c[MW_C_ALLOC_CALLS] < MW_SILENT_HEAP_CALLS)
+		return;
+	for (int k = 0; k < snap->nstructs; k++) {
+		if (s->warned_silent[i][k] || snap->s[k].insert_calls ||
+		    snap->s[k].remove_calls)
+			continue;
+		s->warned_silent[i][k] = true;
+		mw_err("pid %d: no function of structure %s has run in %.0f s while the heap made %llu allocations; if they were inlined, name a function that exists out of line",
+		       (int)snap->pid, s->layout.structs[k].name, now_s() - s->started,
+		       (unsigned long long)snap->c[MW_C_ALLOC_CALLS]);
+	}
+}
+
 static int write_row(struct mw_session *s, int i)
 {
 	struct mw_snapshot snap;
@@ -182,6 +207,7 @@ static int write_row(struct mw_session *s, int i)
 		return -1;
 	}
 	warn_inexact(s, i, &snap);
+	warn_silent(s, i, &snap);
 	err = csv__write_row(s->out, &s->layout, &snap);
 	if (err) {
 		mw_err("cannot write the feed: %s", strerror(-err));
@@ -308,6 +334,7 @@ int main(int argc, char **argv)
 		mw_err("cannot write the feed: %s", strerror(-err));
 		goto cleanup;
 	}
+	s.started = now_s();
 	if (run(&s) == 0)
 		code = MW_EXIT_OK;
 cleanup:

@@ -172,3 +172,18 @@ Test(structs, stripped_target__symbols_from_build_id_debug_file, .timeout = 120)
 	session_stop(&s);
 	unlink(link);
 }
+
+/* Inlined functions never fire: a structure that stays silent for 10 s
+ * while the heap moves is called out on stderr. */
+Test(structs, silent_structure__warned_once, .timeout = 120)
+{
+	const char *extra[] = { "--struct", "never", "--insert", "argz_insert", NULL };
+	struct session s;
+
+	session_start(&s, "4", "30", extra);
+	session_command(&s, "run\n");
+	proc_drain(&s.mw, 11000, NULL, 0);
+	cr_expect(strstr(proc_stderr(&s.mw), "no function of structure never has run"),
+		  "stderr names the silent structure: [%s]", proc_stderr(&s.mw));
+	session_stop(&s);
+}
