@@ -13,6 +13,7 @@
 #include <string.h>
 #include "cli.h"
 #include "config.h"
+#include "http.h"
 #include "log.h"
 
 enum {
@@ -25,6 +26,8 @@ static const struct option long_opts[] = {
 	{ "interval",		required_argument, NULL, 'i' },
 	{ "count",		required_argument, NULL, 'n' },
 	{ "output",		required_argument, NULL, 'o' },
+	{ "format",		required_argument, NULL, 'f' },
+	{ "listen",		required_argument, NULL, 'l' },
 	{ "struct",		required_argument, NULL, OPT_STRUCT },
 	{ "insert",		required_argument, NULL, OPT_INSERT },
 	{ "remove",		required_argument, NULL, OPT_REMOVE },
@@ -46,6 +49,9 @@ static const char usage_text[] =
 "  -i, --interval SECONDS    sampling period, > 0, fractional allowed (1)\n"
 "  -n, --count N             exit after N rows per process\n"
 "  -o, --output PATH         write the feed to PATH instead of stdout\n"
+"  -f, --format FORMAT       csv (default) or openmetrics: one exposition per\n"
+"                            interval; to a file, replaced atomically\n"
+"  -l, --listen [ADDR:]PORT  serve /metrics over HTTP (ADDR: 127.0.0.1)\n"
 "  -c, --config FILE         structures from FILE (see README), with the\n"
 "                            same meaning as the options below\n"
 "      --max-live-blocks N   size of the live-block table (1048576)\n"
@@ -217,6 +223,26 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 			return usage_error("--output needs a path", NULL);
 		o->output = arg;
 		return 0;
+	case 'f':
+		if (!strcmp(arg, "csv"))
+			o->format = MW_FORMAT_CSV;
+		else if (!strcmp(arg, "openmetrics"))
+			o->format = MW_FORMAT_OPENMETRICS;
+		else
+			return usage_error("--format '%s': use csv or openmetrics", arg);
+		return 0;
+	case 'l': {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[300], msg[400];
+
+		if (http__parse_listen(arg, &ss, &len, why, sizeof(why))) {
+			snprintf(msg, sizeof(msg), "--listen '%%s': %s", why);
+			return usage_error(msg, arg);
+		}
+		o->listen = arg;
+		return 0;
+	}
 	case OPT_MAX_LIVE:
 		if (cli__parse_u64(arg, 1, 1u << 28, &v))
 			return usage_error("--max-live-blocks '%s': from 1 to 268435456", arg);
@@ -316,7 +342,7 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	o->max_live_blocks = MW_DEFAULT_LIVE_BLOCKS;
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:i:n:o:c:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:i:n:o:f:l:c:hV", long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return bad_option(c, argv[optind - 1]);
 		err = parse_one(o, c, optarg);

@@ -36,6 +36,7 @@ struct mw_options {
 	uint64_t count;			/* rows per target; 0: unlimited */
 	const char *output;		/* NULL: stdout */
 	enum mw_format format;
+	const char *listen;		/* -l [ADDR:]PORT, NULL: no HTTP */
 	uint32_t max_live_blocks;
 	bool no_heap;
 	struct mw_struct_spec structs[MW_MAX_STRUCTS];

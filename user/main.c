@@ -20,7 +20,9 @@
 #include "allocator.h"
 #include "attach.h"
 #include "cli.h"
-#include "csv.h"
+#include "expo.h"
+#include "feed.h"
+#include "http.h"
 #include "log.h"
 #include "memwatch.skel.h"
 #include "privs.h"
@@ -38,7 +40,10 @@ struct mw_session {
 	struct mw_links links;
 	struct mw_sampler sampler;
 	struct mw_layout layout;
-	FILE *out;
+	struct mw_feed feed;
+	struct mw_http *http;
+	struct mw_snapshot last[MW_MAX_TARGETS];	/* latest of each target */
+	bool sampled[MW_MAX_TARGETS];
 	int sigfd;
 	uint64_t rows;			/* intervals written */
 	bool warned_inexact[MW_MAX_TARGETS];
@@ -56,26 +61,6 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	/* libbpf's own lines are for debugging; memwatch reports failures */
 	if (getenv("MEMWATCH_DEBUG"))
 		return vfprintf(stderr, fmt, ap);
-	return 0;
-}
-
-static int open_output(struct mw_session *s)
-{
-	int fd;
-
-	if (!s->opts.output) {
-		s->out = stdout;
-		return 0;
-	}
-	/* never follow a link planted at the path: memwatch runs as root */
-	fd = open(s->opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-		  O_CLOEXEC, 0644);
-	if (fd < 0 || !(s->out = fdopen(fd, "w"))) {
-		mw_err("cannot write %s: %s", s->opts.output, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
 	return 0;
 }
 
@@ -196,32 +181,78 @@ static void warn_silent(struct mw_session *s, int i, const struct mw_snapshot *s
 	}
 }
 
-static int write_row(struct mw_session *s, int i)
+/* Renders the latest snapshots in both exposition formats for HTTP. */
+static int publish(struct mw_session *s, const struct mw_snapshot *const *all, int n)
 {
-	struct mw_snapshot snap;
-	int err;
+	char *body[2] = { 0 };
+	size_t len[2] = { 0 };
+	int err = 0;
 
-	err = sampler__read(&s->sampler, &s->targets[i], &s->layout, &snap);
-	if (err) {
-		mw_err("cannot read the BPF maps: %s", strerror(-err));
-		return -1;
+	for (int fmt = 0; fmt < 2 && !err; fmt++) {
+		FILE *mem = open_memstream(&body[fmt], &len[fmt]);
+
+		err = mem ? expo__write(mem, (enum mw_expo)fmt, &s->layout, all, n) : -ENOMEM;
+		if (mem)
+			fclose(mem);
 	}
-	warn_inexact(s, i, &snap);
-	warn_silent(s, i, &snap);
-	err = csv__write_row(s->out, &s->layout, &snap);
-	if (err) {
-		mw_err("cannot write the feed: %s", strerror(-err));
-		return -1;
+	if (!err)
+		err = http__publish(s->http, body[0], len[0], body[1], len[1]);
+	free(body[0]);
+	free(body[1]);
+	if (err)
+		mw_err("cannot render the metrics: %s", strerror(-err));
+	return err ? -1 : 0;
+}
+
+/* Samples target @only (or every target still running, if -1) and writes
+ * the feed and the HTTP exposition. */
+static int emit(struct mw_session *s, int only)
+{
+	const struct mw_snapshot *fresh[MW_MAX_TARGETS], *all[MW_MAX_TARGETS];
+	int nfresh = 0, nall = 0;
+
+	for (int i = 0; i < s->ntargets; i++) {
+		int err;
+
+		if (only >= 0 ? i != only : s->targets[i].exited)
+			continue;
+		err = sampler__read(&s->sampler, &s->targets[i], &s->layout, &s->last[i]);
+		if (err) {
+			mw_err("cannot read the BPF maps: %s", strerror(-err));
+			return -1;
+		}
+		s->sampled[i] = true;
+		warn_inexact(s, i, &s->last[i]);
+		warn_silent(s, i, &s->last[i]);
+		fresh[nfresh++] = &s->last[i];
 	}
-	return 0;
+	for (int i = 0; i < s->ntargets; i++)
+		if (s->sampled[i])
+			all[nall++] = &s->last[i];
+	if (feed__write(&s->feed, fresh, nfresh, all, nall))
+		return -1;
+	return s->http ? publish(s, all, nall) : 0;
+}
+
+/* The exporter answers from the first moment, with the figures at attach. */
+static int emit_http_first(struct mw_session *s)
+{
+	const struct mw_snapshot *all[MW_MAX_TARGETS];
+
+	for (int i = 0; i < s->ntargets; i++) {
+		if (sampler__read(&s->sampler, &s->targets[i], &s->layout, &s->last[i]))
+			return -1;
+		s->sampled[i] = true;
+		all[i] = &s->last[i];
+	}
+	return publish(s, all, s->ntargets);
 }
 
 /* One row for every target still running. */
 static int write_interval(struct mw_session *s)
 {
-	for (int i = 0; i < s->ntargets; i++)
-		if (!s->targets[i].exited && write_row(s, i))
-			return -1;
+	if (emit(s, -1))
+		return -1;
 	s->rows++;
 	return 0;
 }
@@ -244,7 +275,7 @@ static int reap_targets(struct mw_session *s, struct pollfd *pfd)
 		struct mw_target *t = &s->targets[i];
 
 		if (!t->exited && target__has_exited(t)) {
-			if (write_row(s, i))
+			if (emit(s, i))
 				return -1;
 			mw_err("pid %d exited", (int)t->pid);
 		}
@@ -302,8 +333,9 @@ static void cleanup(struct mw_session *s)
 	memwatch_bpf__destroy(s->skel);
 	for (int i = 0; i < s->ntargets; i++)
 		target__close(&s->targets[i]);
-	if (s->out && s->out != stdout)
-		fclose(s->out);
+	http__stop(s->http);
+	feed__close(&s->feed);
+	cli__free(&s->opts);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
 }
@@ -321,7 +353,7 @@ int main(int argc, char **argv)
 
 	/* 1. privileges, targets and output, before touching the kernel */
 	if (privs__check() || setup_signals(&s) || open_targets(&s) ||
-	    open_output(&s))
+	    feed__open(&s.feed, s.opts.format, s.opts.output, &s.layout))
 		goto cleanup;
 	/* 2. load the programs and attach every probe */
 	if (load_bpf(&s))
@@ -330,10 +362,10 @@ int main(int argc, char **argv)
 		if (attach_target(&s, &s.targets[i]))
 			goto cleanup;
 	/* 3. the header says every probe is in place; then sample */
-	if ((err = csv__write_header(s.out, &s.layout))) {
-		mw_err("cannot write the feed: %s", strerror(-err));
+	if (feed__start(&s.feed))
 		goto cleanup;
-	}
+	if (s.opts.listen && (http__start(&s.http, s.opts.listen) || emit_http_first(&s)))
+		goto cleanup;
 	s.started = now_s();
 	if (run(&s) == 0)
 		code = MW_EXIT_OK;

@@ -247,3 +247,69 @@ int peek_byte(pid_t pid, uint64_t addr)
 	close(fd);
 	return ok ? b : -1;
 }
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+int http_request(int port, const char *method, const char *path,
+		 const char *accept, char *buf, size_t len)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct timeval tv = { 5, 0 };
+	char req[512];
+	size_t got = 0;
+	int fd, n, status = -1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	n = snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s%s\r\n",
+		     method, path, accept ? "Accept: " : "", accept ? accept : "",
+		     accept ? "\r\n" : "");
+	if (write(fd, req, (size_t)n) == n) {
+		ssize_t r;
+
+		while (got < len - 1 && (r = read(fd, buf + got, len - 1 - got)) > 0)
+			got += (size_t)r;
+		buf[got] = '\0';
+		if (sscanf(buf, "HTTP/1.%*d %d", &status) != 1)
+			status = -1;
+	}
+	close(fd);
+	return status;
+}
+
+const char *http_body(const char *response)
+{
+	const char *b = strstr(response, "\r\n\r\n");
+
+	return b ? b + 4 : "";
+}
+
+int free_port(void)
+{
+	static int next;
+
+	if (!next)
+		next = 20000 + (int)(getpid() % 20000);
+	return next++;
+}
+
+int pipe_to(const char *cmd, const char *input)
+{
+	FILE *p = popen(cmd, "w");
+	int st;
+
+	if (!p)
+		return -1;
+	fputs(input, p);
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}

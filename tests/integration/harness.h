@@ -54,3 +54,14 @@ int peek_byte(pid_t pid, uint64_t addr);
 double now_s(void);
 
 #endif
+
+/* HTTP/1.0 request to 127.0.0.1:@port; the whole response (headers and
+ * body) into @buf. Returns the status code, or -1 (no connection, timeout). */
+int http_request(int port, const char *method, const char *path,
+		 const char *accept, char *buf, size_t len);
+/* The body of a response read by http_request (after the blank line). */
+const char *http_body(const char *response);
+/* A port number unlikely to be in use, different for each caller. */
+int free_port(void);
+/* Runs @cmd with @input on its stdin; returns its exit status. */
+int pipe_to(const char *cmd, const char *input);

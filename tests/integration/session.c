@@ -19,6 +19,12 @@ void session_start(struct session *s, const char *threads, const char *rounds,
 void session_start_target(struct session *s, const char *const targv[],
 			  const char *const extra[])
 {
+	session_spawn(s, targv, extra, true);
+}
+
+void session_spawn(struct session *s, const char *const targv[],
+		   const char *const extra[], bool header)
+{
 	const char *argv[48] = { MEMWATCH, "-p", s->pid, "-i", "0.1" };
 	int n = 5;
 	char *line;
@@ -34,6 +40,8 @@ void session_start_target(struct session *s, const char *const targv[],
 		argv[n++] = *extra;
 	argv[n] = NULL;
 	proc_spawn(&s->mw, argv);
+	if (!header)
+		return;
 	line = proc_line(&s->mw, 20000);
 	cr_assert(line, "memwatch writes a header; stderr: %s", proc_stderr(&s->mw));
 	snprintf(s->header, sizeof(s->header), "%s", line);

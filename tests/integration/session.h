@@ -23,6 +23,9 @@ void session_start(struct session *s, const char *threads, const char *rounds,
 /* The same for any target that prints "ready ... malloc=ADDR" first. */
 void session_start_target(struct session *s, const char *const targv[],
 			  const char *const extra[]);
+/* The same; waits for the CSV header on stdout only if @header. */
+void session_spawn(struct session *s, const char *const targv[],
+		   const char *const extra[], bool header);
 /* Sends @cmd to the target and returns its reply line (copied). */
 char *session_command(struct session *s, const char *cmd);
 /* Waits until rows sampled after now arrive; leaves the last in s->row. */

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * http.c - the exporter. libmicrohttpd (Debian's libmicrohttpd-dev) does
+ * the HTTP: it is small, maintained, event-driven with epoll, and bounds
+ * what a client may cost (request memory, connection count, idle
+ * timeout); a hand-written server would have to get all of that right
+ * again. memwatch binds the socket itself, so a failure says why.
+ *
+ * GET or HEAD /metrics: OpenMetrics 1.0 when Accept asks for it, else
+ * Prometheus text 0.0.4. /: a landing page. Other paths 404, other
+ * methods 405.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "expo.h"
+#include "http.h"
+#include "log.h"
+
+#define MW_HTTP_CONNECTIONS	256	/* at once; more wait in the backlog */
+#define MW_HTTP_TIMEOUT_S	10	/* idle or stalled client */
+#define MW_HTTP_REQUEST_BYTES	16384	/* request line and headers */
+
+struct mw_http {
+	struct MHD_Daemon *daemon;
+	int fd;
+	pthread_mutex_t lock;
+	char *body[2];		/* enum mw_expo: the latest exposition */
+	size_t len[2];
+};
+
+static const char landing[] =
+	"<!DOCTYPE html>\n<html><head><title>memwatch</title></head>\n"
+	"<body><h1>memwatch</h1>\n"
+	"<p>An external heap observer. <a href=\"/metrics\">Metrics</a></p>\n"
+	"</body></html>\n";
+
+int http__parse_listen(const char *spec, struct sockaddr_storage *addr,
+		       socklen_t *len, char *why, size_t whylen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
+	char host[256] = "127.0.0.1", *end;
+	const char *colon = strrchr(spec, ':'), *port = spec;
+	unsigned long p;
+	int err;
+
+	if (colon) {
+		size_t n = (size_t)(colon - spec);
+
+		if (spec[0] == '[' && n >= 2 && spec[n - 1] == ']') {
+			spec++;		/* [::1]:9100 */
+			n -= 2;
+		}
+		if (n == 0 || n >= sizeof(host)) {
+			snprintf(why, whylen, "bad address");
+			return -1;
+		}
+		memcpy(host, spec, n);
+		host[n] = '\0';
+		port = colon + 1;
+	}
+	errno = 0;
+	p = strtoul(port, &end, 10);
+	if (port[0] < '0' || port[0] > '9' || *end || errno || p < 1 || p > 65535) {
+		snprintf(why, whylen, "the port is a number from 1 to 65535");
+		return -1;
+	}
+	hints.ai_flags = AI_NUMERICSERV;
+	err = getaddrinfo(host, port, &hints, &res);
+	if (err) {
+		snprintf(why, whylen, "address %s: %s", host, gai_strerror(err));
+		return -1;
+	}
+	memcpy(addr, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+static enum MHD_Result respond(struct MHD_Connection *c, unsigned status,
+			       const char *type, const char *body, size_t len,
+			       const char *allow)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result serve_metrics(struct mw_http *h, struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							 MHD_HTTP_HEADER_ACCEPT);
+	enum mw_expo fmt = accept && strstr(accept, "application/openmetrics-text") ?
+			   MW_EXPO_OPENMETRICS : MW_EXPO_PROMETHEUS;
+	enum MHD_Result ret;
+	static const char none[] = "memwatch: no sample yet\n";
+
+	pthread_mutex_lock(&h->lock);
+	if (h->body[fmt])
+		ret = respond(c, MHD_HTTP_OK, fmt == MW_EXPO_OPENMETRICS ?
+			      MW_CT_OPENMETRICS : MW_CT_PROMETHEUS,
+			      h->body[fmt], h->len[fmt], NULL);
+	else
+		ret = respond(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+			      none, sizeof(none) - 1, NULL);
+	pthread_mutex_unlock(&h->lock);
+	return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_size, void **state)
+{
+	static const char not_found[] = "not found: try /metrics\n";
+	static const char not_allowed[] = "method not allowed\n";
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+			       not_allowed, sizeof(not_allowed) - 1, "GET, HEAD");
+	if (!strcmp(url, "/metrics"))
+		return serve_metrics(cls, c);
+	if (!strcmp(url, "/"))
+		return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8",
+			       landing, sizeof(landing) - 1, NULL);
+	return respond(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
+		       sizeof(not_found) - 1, NULL);
+}
+
+static int bind_socket(const char *spec)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+	char why[256];
+	int fd, one = 1;
+
+	if (http__parse_listen(spec, &addr, &len, why, sizeof(why))) {
+		mw_err("--listen %s: %s", spec, why);
+		return -1;
+	}
+	fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		mw_err("cannot open a socket: %s", strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&addr, len) || listen(fd, 128)) {
+		mw_err("cannot listen on %s: %s%s", spec, strerror(errno),
+		       errno == EADDRINUSE ? " (choose another port)" : "");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int http__start(struct mw_http **out, const char *spec)
+{
+	struct mw_http *h = calloc(1, sizeof(*h));
+
+	if (!h) {
+		mw_err("out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&h->lock, NULL);
+	h->fd = bind_socket(spec);
+	if (h->fd < 0) {
+		free(h);
+		return -1;
+	}
+	h->daemon = MHD_start_daemon(
+		MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, handle, h,
+		MHD_OPTION_LISTEN_SOCKET, h->fd,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)MW_HTTP_CONNECTIONS,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MW_HTTP_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MW_HTTP_REQUEST_BYTES,
+		MHD_OPTION_END);
+	if (!h->daemon) {
+		mw_err("cannot start the HTTP server on %s", spec);
+		close(h->fd);
+		free(h);
+		return -1;
+	}
+	*out = h;
+	return 0;
+}
+
+int http__publish(struct mw_http *h, const char *prom, size_t prom_len,
+		  const char *om, size_t om_len)
+{
+	char *p = malloc(prom_len ? prom_len : 1), *o = malloc(om_len ? om_len : 1);
+
+	if (!p || !o) {
+		free(p);
+		free(o);
+		return -ENOMEM;
+	}
+	memcpy(p, prom, prom_len);
+	memcpy(o, om, om_len);
+	pthread_mutex_lock(&h->lock);
+	free(h->body[MW_EXPO_PROMETHEUS]);
+	free(h->body[MW_EXPO_OPENMETRICS]);
+	h->body[MW_EXPO_PROMETHEUS] = p;
+	h->len[MW_EXPO_PROMETHEUS] = prom_len;
+	h->body[MW_EXPO_OPENMETRICS] = o;
+	h->len[MW_EXPO_OPENMETRICS] = om_len;
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+void http__stop(struct mw_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->daemon);
+	close(h->fd);
+	free(h->body[0]);
+	free(h->body[1]);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}
