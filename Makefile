@@ -18,7 +18,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 # Debian packages the build and the tests need; `make deps` installs the
 # missing ones (as root), and every top-level target runs it first.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
-	    libcriterion-dev libiberty-dev libmicrohttpd-dev prometheus curl gcc g++ make util-linux
+	    libcriterion-dev libiberty-dev libmicrohttpd-dev prometheus gcc g++ make util-linux
 
 USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
