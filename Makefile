@@ -18,7 +18,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 # Debian packages the build and the tests need; `make deps` installs the
 # missing ones (as root), and every top-level target runs it first.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
-	    libcriterion-dev libiberty-dev libmicrohttpd-dev prometheus gcc g++ make util-linux
+	    libcriterion-dev libiberty-dev libmicrohttpd-dev prometheus libjemalloc-dev \
+	    libgoogle-perftools-dev libmimalloc-dev redis-server gcc g++ make util-linux
 
 USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
@@ -100,6 +101,17 @@ $(BUILD)/targets/%: tests/targets/%.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -C opt-level=1 -g --edition 2021 $< -o $@
 
+# the allocation script against each allocator family, linked in
+FAMILY_TARGETS := $(BUILD)/targets/alloc_jemalloc $(BUILD)/targets/alloc_tcmalloc \
+		  $(BUILD)/targets/alloc_mimalloc
+$(BUILD)/targets/alloc_jemalloc: FAMILY := -DFAMILY_JEMALLOC -ljemalloc
+$(BUILD)/targets/alloc_tcmalloc: FAMILY := -DFAMILY_TCMALLOC -ltcmalloc_minimal
+$(BUILD)/targets/alloc_mimalloc: FAMILY := -DFAMILY_MIMALLOC -lmimalloc
+$(FAMILY_TARGETS): tests/targets/alloc_script.c | $(BUILD)/targets
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O0 -g -fno-builtin -Wall -Wno-alloc-size-larger-than \
+		-Wno-use-after-free -pthread $< $(FAMILY) -o $@
+
 # a stripped target whose symbols are only in its debug file
 $(BUILD)/targets/struct_script.stripped: $(BUILD)/targets/struct_script
 	$(Q)objcopy --only-keep-debug $< $<.debug
@@ -129,7 +141,7 @@ unit: deps $(BUILD)/unit_tests $(FIXTURES)
 	$(BUILD)/unit_tests
 
 integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
-	     $(BUILD)/targets/struct_script.stripped
+	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS)
 	$(BUILD)/integration_tests --jobs 1
 
 test: deps

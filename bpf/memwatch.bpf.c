@@ -32,6 +32,7 @@ struct mw_call {
 	__u64 start_ns;		/* when the call started */
 	__u64 old;		/* realloc: old block; posix_memalign: out */
 	__u64 size;		/* requested bytes */
+	__u64 extra;		/* xallocx: bytes wanted beyond size */
 	__u32 op;
 	__u32 slot;
 	__u32 charge;		/* structure id + 1 charged, 0: none */
@@ -162,6 +163,16 @@ static __always_inline __u32 innermost_insert(struct mw_thread *t)
 
 /* ------------------------------------------------------- live-block table */
 
+static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge)
+{
+	struct mw_struct_stats *ss;
+
+	count(slot, MW_C_ALLOC_CALLS, 1);
+	count(slot, MW_C_ALLOC_BYTES, size);
+	if (charge && (ss = sstats(slot, charge - 1)))
+		ss->alloc_bytes += size;
+}
+
 static __always_inline void block_live(__u32 slot, __u32 tgid, __u64 addr,
 				       __u64 size, __u32 charge)
 {
@@ -187,10 +198,7 @@ static __always_inline void block_live(__u32 slot, __u32 tgid, __u64 addr,
 		count(slot, MW_C_LOST_TABLE_FULL, 1);
 		return;
 	}
-	count(slot, MW_C_ALLOC_CALLS, 1);
-	count(slot, MW_C_ALLOC_BYTES, size);
-	if (charge && (ss = sstats(slot, charge - 1)))
-		ss->alloc_bytes += size;
+	account_live(slot, size, charge);
 }
 
 static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
@@ -214,6 +222,24 @@ static __always_inline bool block_take(__u32 tgid, __u64 addr,
 		return false;
 	*out = *blk;
 	return bpf_map_delete_elem(&live, &key) == 0;
+}
+
+/* An in-place resize (xallocx, mi_expand): the block keeps its address
+ * and charge, with a new size; counted as a free and an allocation, like
+ * a realloc that did not move. A block not in the table stays unknown. */
+static __always_inline void block_resize(__u32 slot, __u32 tgid, __u64 addr,
+					 __u64 size)
+{
+	struct mw_block_key key = { .tgid = tgid, .addr = addr };
+	struct mw_block *blk = bpf_map_lookup_elem(&live, &key);
+	struct mw_block old;
+
+	if (!blk)
+		return;
+	old = *blk;
+	blk->size = size;
+	block_gone(slot, &old);
+	account_live(slot, size, old.struct_id);
 }
 
 static __always_inline void block_free(__u32 slot, __u32 tgid, __u64 addr)
@@ -262,7 +288,8 @@ static __always_inline bool mul_overflows(__u64 a, __u64 b, __u64 *out)
 SEC("uprobe")
 int alloc_enter(struct pt_regs *ctx)
 {
-	__u32 op = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 op = MW_ALLOC_OP(cookie);
 	__u64 sp = PT_REGS_SP(ctx);
 	struct mw_thread *t;
 	struct mw_call c = {};
@@ -291,7 +318,9 @@ int alloc_enter(struct pt_regs *ctx)
 	switch (op) {
 	case MW_OP_FREE:
 		block_free(*slot, tgid, PT_REGS_PARM1(ctx));
-		return 0;
+		if (!(cookie & MW_ALLOC_PAIRED))
+			return 0;
+		break;		/* open a call: what it calls is nested */
 	case MW_OP_MALLOC:
 		c.size = PT_REGS_PARM1(ctx);
 		break;
@@ -314,6 +343,13 @@ int alloc_enter(struct pt_regs *ctx)
 	case MW_OP_POSIX_MEMALIGN:
 		c.old = PT_REGS_PARM1(ctx);
 		c.size = PT_REGS_PARM3(ctx);
+		break;
+	case MW_OP_XALLOCX:
+		c.extra = PT_REGS_PARM3(ctx);
+		/* fall through */
+	case MW_OP_EXPAND:
+		c.old = PT_REGS_PARM1(ctx);
+		c.size = PT_REGS_PARM2(ctx);
 		break;
 	default:
 		return 0;
@@ -379,9 +415,27 @@ int alloc_return(struct pt_regs *ctx)
 	t->call.sp = 0;
 
 	switch (c.op) {
+	case MW_OP_FREE:
+		return 0;	/* done at entry */
 	case MW_OP_REALLOC:
 	case MW_OP_REALLOCARRAY:
 		realloc_return(&c, tgid, ret);
+		return 0;
+	case MW_OP_XALLOCX:
+		/* usable size >= size: resized; it may give up to size + extra */
+		if (ret < c.size) {
+			count(c.slot, MW_C_FAILED_CALLS, 1);
+			return 0;
+		}
+		block_resize(c.slot, tgid, c.old,
+			     ret < c.size + c.extra ? ret : c.size + c.extra);
+		return 0;
+	case MW_OP_EXPAND:
+		if (ret != c.old || !ret) {
+			count(c.slot, MW_C_FAILED_CALLS, 1);
+			return 0;
+		}
+		block_resize(c.slot, tgid, c.old, c.size);
 		return 0;
 	case MW_OP_POSIX_MEMALIGN:
 		if ((int)ret != 0 ||

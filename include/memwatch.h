@@ -29,8 +29,19 @@ enum mw_op {
 	MW_OP_MEMALIGN,		/* size = arg2 (aligned_alloc, memalign) */
 	MW_OP_POSIX_MEMALIGN,	/* out = arg1, size = arg3, result in *out */
 	MW_OP_FREE,		/* old = arg1, entry probe only */
+	MW_OP_XALLOCX,		/* jemalloc: old = arg1, size = arg2, extra =
+				 * arg3; returns the usable size, in place */
+	MW_OP_EXPAND,		/* mimalloc mi_expand: old = arg1, size = arg2;
+				 * returns old if resized in place, else NULL */
 	MW_OP__COUNT,
 };
+
+/* Cookie of an allocator probe: the op in the low byte, and this flag for a
+ * free-type entry point that has a return probe too, because it may call
+ * another entry point (mimalloc's mi_free_size tail-calls mi_free; C++
+ * operator delete calls free): the inner call is then seen as nested. */
+#define MW_ALLOC_OP(c)		((__u32)((c) & 0xff))
+#define MW_ALLOC_PAIRED		(1ull << 8)
 
 /*
  * Structure function probes: cookie = struct id | kind | delta rule.

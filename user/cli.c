@@ -12,13 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "allocator.h"
 #include "config.h"
 #include "http.h"
 #include "log.h"
 
 enum {
 	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,
-	OPT_NO_HEAP, OPT_MAX_LIVE,
+	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR,
 };
 
 static const struct option long_opts[] = {
@@ -36,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "no-heap",		no_argument,	   NULL, OPT_NO_HEAP },
 	{ "config",		required_argument, NULL, 'c' },
 	{ "max-live-blocks",	required_argument, NULL, OPT_MAX_LIVE },
+	{ "allocator",		required_argument, NULL, OPT_ALLOCATOR },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
 	{ 0 },
@@ -55,6 +57,8 @@ static const char usage_text[] =
 "  -c, --config FILE         structures from FILE (see README), with the\n"
 "                            same meaning as the options below\n"
 "      --max-live-blocks N   size of the live-block table (1048576)\n"
+"      --allocator WHICH     auto (default: the one malloc binds to), glibc,\n"
+"                            jemalloc, tcmalloc, mimalloc, or an object's PATH\n"
 "\n"
 "Structures (figures are net changes since memwatch attached):\n"
 "      --struct NAME         start a structure; the options below apply to it\n"
@@ -243,6 +247,11 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		o->listen = arg;
 		return 0;
 	}
+	case OPT_ALLOCATOR:
+		if (!allocator__valid_choice(arg))
+			return usage_error("--allocator '%s': use auto, glibc, jemalloc, tcmalloc, mimalloc or an absolute path", arg);
+		o->allocator = arg;
+		return 0;
 	case OPT_MAX_LIVE:
 		if (cli__parse_u64(arg, 1, 1u << 28, &v))
 			return usage_error("--max-live-blocks '%s': from 1 to 268435456", arg);
@@ -340,6 +349,7 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	memset(o, 0, sizeof(*o));
 	o->interval_s = 1.0;
 	o->max_live_blocks = MW_DEFAULT_LIVE_BLOCKS;
+	o->allocator = "auto";
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:i:n:o:f:l:c:hV", long_opts, NULL)) != -1) {

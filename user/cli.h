@@ -39,6 +39,7 @@ struct mw_options {
 	const char *listen;		/* -l [ADDR:]PORT, NULL: no HTTP */
 	uint32_t max_live_blocks;
 	bool no_heap;
+	const char *allocator;		/* auto, a family, or a PATH */
 	struct mw_struct_spec structs[MW_MAX_STRUCTS];
 	int nstructs;
 	struct mw_func_spec funcs[MW_MAX_FUNCS];

@@ -107,6 +107,7 @@ static int load_bpf(struct mw_session *s)
 static int attach_target(struct mw_session *s, const struct mw_target *t)
 {
 	struct mw_probe_table tab = { 0 };
+	struct mw_objects objs = { 0 };
 	struct mw_maps maps;
 	int err = -1, n;
 
@@ -114,10 +115,14 @@ static int attach_target(struct mw_session *s, const struct mw_target *t)
 		mw_err("cannot read /proc/%d/maps: %s; the process may have exited", (int)t->pid, strerror(errno));
 		return -1;
 	}
-	if (!s->opts.no_heap && allocator__resolve(t, &maps, &tab) < 0)
+	if (objects__open(t, &maps, &objs)) {
+		mw_err("out of memory");
+		goto out;
+	}
+	if (!s->opts.no_heap && allocator__resolve(t, &objs, s->opts.allocator, &tab) < 0)
 		goto out;
 	n = (int)tab.n;
-	if (structs__resolve(t, &maps, &s->opts, &tab) < 0)
+	if (structs__resolve(t, &objs, &s->opts, &tab) < 0)
 		goto out;
 	err = attach__table(s->skel, t->pid, &tab, &s->links);
 	if (!err && getenv("MEMWATCH_DEBUG"))
@@ -125,6 +130,7 @@ static int attach_target(struct mw_session *s, const struct mw_target *t)
 		       (int)t->pid, n, tab.n - (size_t)n);
 out:
 	probes__free(&tab);
+	objects__close(&objs);
 	procmaps__free(&maps);
 	return err;
 }

@@ -3,8 +3,7 @@
  * structs.c - find each structure function in the objects the target maps
  * (executable first, then libraries in load order) and add its probe. A
  * SYMBOL is a raw name, a demangled C++/Rust name or a glob (symmatch.c);
- * a plain name must name one function, a glob probes all it matches. A
- * stripped object is read with its separate debug file, found by build-id.
+ * a plain name must name one function, a glob probes all it matches.
  * A return probe is attached only where the BPF side needs one: to read a
  * return value, or to close the scope that charges allocations.
  */
@@ -13,101 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "elfsym.h"
 #include "log.h"
 #include "memwatch.h"
 #include "structs.h"
-#include "symmatch.h"
 
-#define MW_MAX_OBJECTS	512
 #define MW_MAX_LISTED	8	/* matches or suggestions named in a message */
 
-struct object {
-	struct mw_elf *elf;
-	char *path;			/* as opened, through /proc/PID/root */
-	const char *shown;		/* as the target maps it */
-	struct mw_symname *names;	/* one per symbol, demangled once */
-};
-
-struct objects {
-	struct object v[MW_MAX_OBJECTS];
-	size_t n;
-};
-
 struct match {
-	const struct object *obj;
+	const struct mw_object *obj;
 	const struct mw_sym *sym;
 	const struct mw_symname *name;
 };
-
-/* Adopts /usr/lib/debug/.build-id/xx/yyyy.debug, from the target's root
- * first, then from the host's. */
-static void add_debug_file(const struct mw_target *t, struct mw_elf *elf)
-{
-	char id[128], path[PATH_MAX];
-
-	if (elfsym__has_symtab(elf) || elfsym__build_id(elf, id, sizeof(id)))
-		return;
-	snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-		 t->root, id, id + 2);
-	if (elfsym__add_debug(elf, path) == 0)
-		return;
-	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
-		 id, id + 2);
-	elfsym__add_debug(elf, path);
-}
-
-static int open_object(const struct mw_target *t, const struct mw_mapping *m,
-		       struct object *o)
-{
-	char path[PATH_MAX];
-	size_t n;
-
-	target__object_path(t, m, path, sizeof(path));
-	if (elfsym__open(path, &o->elf))
-		return -1;
-	add_debug_file(t, o->elf);
-	n = elfsym__count(o->elf);
-	o->path = strdup(path);
-	o->shown = m->path;
-	o->names = calloc(n ? n : 1, sizeof(*o->names));
-	if (!o->path || !o->names) {
-		elfsym__close(o->elf);
-		free(o->path);
-		free(o->names);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		symname__init(&o->names[i], elfsym__at(o->elf, i)->name);
-	return 0;
-}
-
-/* Opens every distinct ELF file the target maps (others are skipped). */
-static void open_objects(const struct mw_target *t, const struct mw_maps *maps,
-			 struct objects *o)
-{
-	for (size_t i = 0; i < maps->n && o->n < MW_MAX_OBJECTS; i++) {
-		const struct mw_mapping *m = &maps->v[i];
-
-		/* the first mapping of each file only */
-		if (m->path[0] != '/' || !m->inode ||
-		    procmaps__find_path(maps, m->path) != m)
-			continue;
-		if (open_object(t, m, &o->v[o->n]) == 0)
-			o->n++;
-	}
-}
-
-static void close_objects(struct objects *o)
-{
-	for (size_t i = 0; i < o->n; i++) {
-		for (size_t j = 0; j < elfsym__count(o->v[i].elf); j++)
-			symname__free(&o->v[i].names[j]);
-		free(o->v[i].names);
-		elfsym__close(o->v[i].elf);
-		free(o->v[i].path);
-	}
-}
 
 static const char *display_name(const struct mw_symname *n)
 {
@@ -116,7 +31,7 @@ static const char *display_name(const struct mw_symname *n)
 
 /* Every function @pattern matches, one per address: a name found in both
  * .symtab and .dynsym, or under two aliases, is one function. */
-static size_t find_matches(const char *pattern, const struct objects *o,
+static size_t find_matches(const char *pattern, const struct mw_objects *o,
 			   struct match **out)
 {
 	struct match *v = NULL;
@@ -150,7 +65,7 @@ static size_t find_matches(const char *pattern, const struct objects *o,
 }
 
 /* "nearest: a, b, c": names within a few edits of @pattern. */
-static void suggest(const char *pattern, const struct objects *o,
+static void suggest(const char *pattern, const struct mw_objects *o,
 		    char *buf, size_t len)
 {
 	const char *best[3] = { 0 };
@@ -214,7 +129,7 @@ static uint64_t cookie_of(const struct mw_func_spec *f, bool heap)
 /* A note when the executable (the first object mapped) is stripped and
  * has no debug file: its own functions are then invisible. Libraries are
  * left out: Debian strips them all, and their exports stay in .dynsym. */
-static void stripped_note(const struct objects *o, char *buf, size_t len)
+static void stripped_note(const struct mw_objects *o, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (o->n && !elfsym__has_symtab(o->v[0].elf))
@@ -224,7 +139,7 @@ static void stripped_note(const struct objects *o, char *buf, size_t len)
 
 /* Adds the probes of one --insert/--remove; -1 after one message. */
 static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
-			const struct objects *o, bool heap,
+			const struct mw_objects *o, bool heap,
 			struct mw_probe_table *tab)
 {
 	const char *opt = f->remove ? "--remove" : "--insert";
@@ -266,25 +181,14 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 	return (int)n;
 }
 
-int structs__resolve(const struct mw_target *t, const struct mw_maps *maps,
+int structs__resolve(const struct mw_target *t, const struct mw_objects *o,
 		     const struct mw_options *opts, struct mw_probe_table *tab)
 {
-	struct objects *o;
 	int n = 0, r = 0;
 
-	if (!opts->nfuncs)
-		return 0;
-	o = calloc(1, sizeof(*o));
-	if (!o) {
-		mw_err("out of memory");
-		return -1;
-	}
-	open_objects(t, maps, o);
 	for (int i = 0; i < opts->nfuncs && r >= 0; i++) {
 		r = resolve_func(t, &opts->funcs[i], o, !opts->no_heap, tab);
 		n += r;
 	}
-	close_objects(o);
-	free(o);
 	return r < 0 ? -1 : n;
 }

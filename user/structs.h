@@ -9,11 +9,11 @@
 
 #include "cli.h"
 #include "probes.h"
-#include "procmaps.h"
+#include "objects.h"
 #include "target.h"
 
 /* Adds every structure probe. Probes added, or -1 after one message. */
-int structs__resolve(const struct mw_target *t, const struct mw_maps *maps,
+int structs__resolve(const struct mw_target *t, const struct mw_objects *objs,
 		     const struct mw_options *opts, struct mw_probe_table *tab);
 
 #endif

@@ -7,6 +7,10 @@
  * all, "quit" exits. Replies are single lines written with write(2), so
  * that the target's own I/O allocates nothing while it is observed.
  *
+ * Built once per allocator family (make: alloc_script, alloc_jemalloc,
+ * alloc_tcmalloc, alloc_mimalloc): entry points a family does not export
+ * are left out, and each family's own extras are added.
+ *
  * Usage: alloc_script THREADS ROUNDS
  */
 #define _GNU_SOURCE
@@ -21,9 +25,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(FAMILY_JEMALLOC)
+#include <jemalloc/jemalloc.h>
+#define NO_PVALLOC
+#define NO_REALLOCARRAY
+#elif defined(FAMILY_TCMALLOC)
+#define NO_REALLOCARRAY
+void *tc_new(size_t size);
+void *tc_newarray(size_t size);
+void tc_delete_sized(void *p, size_t size);
+void tc_deletearray(void *p);
+#elif defined(FAMILY_MIMALLOC)
+#include <mimalloc.h>
+#endif
+
 #define MAX_THREADS 16
 #define MAX_ROUNDS 1000
-#define KEPT_PER_ROUND 10
+#define KEPT_PER_ROUND 16
 
 struct block { void *p; size_t size; };
 
@@ -73,6 +91,47 @@ static void expect_fail(struct worker *w, int failed)
 	w->failed++;
 }
 
+/* The family's own entry points, with the same rules. */
+static void family_extras(struct worker *w, size_t k)
+{
+#if defined(FAMILY_JEMALLOC)
+	void *p = mallocx(100 + k, 0);
+	size_t got;
+
+	p = rallocx(p, 3000 + k, 0);		/* moves or not: size 3000 + k */
+	got = xallocx(p, 2000, 0, 0);		/* in place: at least 2000 */
+	if (got >= 2000) {
+		keep(w, p, 2000);		/* resized: 2000 requested */
+	} else {
+		w->failed++;
+		keep(w, p, 3000 + k);
+	}
+	expect_fail(w, xallocx(p, (size_t)1 << 40, 0, 0) < ((size_t)1 << 40));
+	sdallocx(mallocx(64, 0), 64, 0);
+	dallocx(mallocx(32, MALLOCX_ZERO), 0);
+	expect_fail(w, rallocx(p, SIZE_MAX - 4096, 0) == NULL);
+#elif defined(FAMILY_TCMALLOC)
+	keep(w, tc_new(48 + k), 48 + k);
+	tc_delete_sized(tc_new(16), 16);
+	tc_deletearray(tc_newarray(160));
+#elif defined(FAMILY_MIMALLOC)
+	void *q = mi_malloc(1000);
+
+	keep(w, mi_zalloc(123), 123);
+	keep(w, mi_reallocn(NULL, 10, 10 + k), 10 * (10 + k));
+	if (mi_expand(q, 1010) == q)		/* in place, or NULL */
+		keep(w, q, 1010);
+	else {
+		w->failed++;
+		keep(w, q, 1000);
+	}
+	mi_free_size(mi_malloc(40), 40);
+#else
+	(void)w;
+	(void)k;
+#endif
+}
+
 /* One round: every entry point, every rule. Sizes vary by thread. */
 static void script_round(struct worker *w, int r)
 {
@@ -93,13 +152,16 @@ static void script_round(struct worker *w, int r)
 	keep(w, r1, 10);
 
 	void *r2 = malloc(50);
-	if (realloc(r2, 0) != NULL)	/* glibc frees r2 and returns NULL */
-		exit(5);
+	void *r3 = realloc(r2, 0);	/* glibc frees r2 and returns NULL */
+	if (r3)				/* others may return a 0-byte block */
+		keep(w, r3, 0);
 
+#ifndef NO_REALLOCARRAY
 	void *a = reallocarray(NULL, 7, 9);
 	expect_fail(w, reallocarray(a, SIZE_MAX / 2, 3) == NULL);
 	a = reallocarray(a, 20, 20 + k);
 	keep(w, a, 20 * (20 + k));
+#endif
 
 	void *pm = NULL;
 	if (posix_memalign(&pm, 64, 1000 + k))
@@ -112,7 +174,10 @@ static void script_round(struct worker *w, int r)
 	keep(w, memalign(4096, 100 + k), 100 + k);
 	keep(w, memalign(8, 77), 77);	/* calls malloc inside */
 	keep(w, valloc(333), 333);
+#ifndef NO_PVALLOC
 	keep(w, pvalloc(444), 444);
+#endif
+	family_extras(w, k);
 	keep(w, malloc(200 * 1024 + k), 200 * 1024 + k);	/* mmapped */
 
 	free(NULL);
