@@ -112,6 +112,10 @@ $(FAMILY_TARGETS): tests/targets/alloc_script.c | $(BUILD)/targets
 	$(Q)$(CC) -O0 -g -fno-builtin -Wall -Wno-alloc-size-larger-than \
 		-Wno-use-after-free -pthread $< $(FAMILY) -o $@
 
+$(BUILD)/targets/cxx_jemalloc: tests/targets/cxx_new.cpp | $(BUILD)/targets
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -O1 -g -Wall -pthread $< -ljemalloc -o $@
+
 # a stripped target whose symbols are only in its debug file
 $(BUILD)/targets/struct_script.stripped: $(BUILD)/targets/struct_script
 	$(Q)objcopy --only-keep-debug $< $<.debug
@@ -141,7 +145,8 @@ unit: deps $(BUILD)/unit_tests $(FIXTURES)
 	$(BUILD)/unit_tests
 
 integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
-	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS)
+	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
+	     $(BUILD)/targets/cxx_jemalloc
 	$(BUILD)/integration_tests --jobs 1
 
 test: deps

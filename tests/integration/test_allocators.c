@@ -81,3 +81,44 @@ Test(allocators, override__unknown_family_or_absent_exits, .timeout = 60)
 	proc_send(&target, "quit\n");
 	proc_wait(&target, 5000);
 }
+
+/* C++ new and delete in every form: through libstdc++ (which calls
+ * malloc: one count, not two) and jemalloc's own operators. */
+static void cxx_exact(const char *target, const char *family)
+{
+	const char *targv[] = { target, "30", NULL };
+	struct session s;
+	char *reply;
+
+	session_start_target(&s, targv, NULL);
+	cr_expect(strstr(proc_stderr(&s.mw), family), "allocator found: [%s]", proc_stderr(&s.mw));
+	for (int i = 0; i < 2; i++) {
+		reply = session_command(&s, i ? "free\n" : "run\n");
+		session_settle(&s);
+		cr_expect_eq(session_int(&s, "heap_live_bytes"), reply_int(reply, "live_bytes"),
+			     "%s: new/delete live bytes equal the tally (%s)", target, reply);
+		cr_expect_eq(session_int(&s, "heap_live_allocations"),
+			     reply_int(reply, "live_allocations"),
+			     "%s: each new counted once (%s)", target, reply);
+		cr_expect_eq(session_int(&s, "heap_untracked_frees"), 0,
+			     "%s: each delete counted once", target);
+	}
+	session_stop(&s);
+}
+
+Test(allocators, cxx_new_delete_libstdcxx__exact, .timeout = 120)
+{
+	cxx_exact(TARGET("cxx_new"), "allocator glibc in ");
+}
+
+Test(allocators, cxx_new_delete_jemalloc__exact, .timeout = 120)
+{
+	cxx_exact(TARGET("cxx_jemalloc"), "allocator jemalloc in ");
+}
+
+/* A statically linked allocator under tikv-jemallocator's prefixed names,
+ * beside glibc: both found, both exact. */
+Test(allocators, static_prefixed_in_executable__found_and_exact, .timeout = 120)
+{
+	family_exact(TARGET("static_rjem"), "jemalloc _rjem_ in ");
+}
