@@ -548,3 +548,19 @@ int struct_return(struct pt_regs *ctx)
 	t->nscopes = n - 1;
 	return 0;
 }
+
+/* ----------------------------------------------------------- lifecycle */
+
+/* execve replaces the program image: the probes and the live blocks
+ * belong to the old one. Counted here, acted on by the loader. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(target_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+	__u32 *slot = bpf_map_lookup_elem(&slots, &tgid);
+
+	if (slot)
+		count(*slot, MW_C_EXECS, 1);
+	return 0;
+}

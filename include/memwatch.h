@@ -69,6 +69,7 @@ enum mw_counter {
 	MW_C_LOST_TABLE_FULL,	/* live blocks not recorded: table full */
 	MW_C_LOST_UNPAIRED,	/* entries whose return was never seen */
 	MW_C_LOST_SCOPES,	/* insert calls nested deeper than MW_MAX_SCOPES */
+	MW_C_EXECS,		/* the target ran execve: new program image */
 	MW_C__COUNT,
 };
 

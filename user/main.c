@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <unistd.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,13 +38,15 @@ struct mw_session {
 	struct memwatch_bpf *skel;
 	struct mw_target targets[MW_MAX_TARGETS];
 	int ntargets;
-	struct mw_links links;
+	struct mw_links links[MW_MAX_TARGETS];
+	struct bpf_link *exec_link;
 	struct mw_sampler sampler;
 	struct mw_layout layout;
 	struct mw_feed feed;
 	struct mw_http *http;
 	struct mw_snapshot last[MW_MAX_TARGETS];	/* latest of each target */
 	bool sampled[MW_MAX_TARGETS];
+	bool exec_seen[MW_MAX_TARGETS];	/* re-attach after this row */
 	int sigfd;
 	uint64_t rows;			/* intervals written */
 	bool warned_inexact[MW_MAX_TARGETS];
@@ -100,6 +103,11 @@ static int load_bpf(struct mw_session *s)
 			return -1;
 		}
 	}
+	s->exec_link = bpf_program__attach(s->skel->progs.target_exec);
+	if (!s->exec_link) {
+		mw_err("cannot watch for execve (tp_btf/sched_process_exec): %s", strerror(errno));
+		return -1;
+	}
 	return sampler__init(&s->sampler, s->skel) ? (mw_err("out of memory"), -1) : 0;
 }
 
@@ -124,7 +132,7 @@ static int attach_target(struct mw_session *s, const struct mw_target *t)
 	n = (int)tab.n;
 	if (structs__resolve(t, &objs, &s->opts, &tab) < 0)
 		goto out;
-	err = attach__table(s->skel, t->pid, &tab, &s->links);
+	err = attach__table(s->skel, t->pid, &tab, &s->links[t->slot]);
 	if (!err && getenv("MEMWATCH_DEBUG"))
 		mw_err("pid %d: %d allocator and %zu structure probes attached",
 		       (int)t->pid, n, tab.n - (size_t)n);
@@ -187,6 +195,31 @@ static void warn_silent(struct mw_session *s, int i, const struct mw_snapshot *s
 	}
 }
 
+/* The target ran execve: its probes and live blocks belonged to the old
+ * image. Detach, forget its blocks and counters, and attach to the new
+ * program; the figures restart from zero, as at a first attach. */
+static int reattach(struct mw_session *s, int i)
+{
+	struct mw_target *t = &s->targets[i];
+	char exe[PATH_MAX] = "?", link[64];
+	ssize_t n;
+
+	s->exec_seen[i] = false;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)t->pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 1] = '\0';
+	attach__destroy(&s->links[i]);
+	if (sampler__reset(&s->sampler, t, s->layout.nstructs)) {
+		mw_err("pid %d: cannot reset its figures after execve", (int)t->pid);
+		return -1;
+	}
+	if (attach_target(s, t))
+		return -1;
+	mw_err("pid %d executed a new program (%s): re-attached, figures restart from zero",
+	       (int)t->pid, exe);
+	return 0;
+}
+
 /* Renders the latest snapshots in both exposition formats for HTTP. */
 static int publish(struct mw_session *s, const struct mw_snapshot *const *all, int n)
 {
@@ -228,6 +261,8 @@ static int emit(struct mw_session *s, int only)
 			return -1;
 		}
 		s->sampled[i] = true;
+		if (s->last[i].c[MW_C_EXECS])
+			s->exec_seen[i] = true;
 		warn_inexact(s, i, &s->last[i]);
 		warn_silent(s, i, &s->last[i]);
 		fresh[nfresh++] = &s->last[i];
@@ -237,7 +272,12 @@ static int emit(struct mw_session *s, int only)
 			all[nall++] = &s->last[i];
 	if (feed__write(&s->feed, fresh, nfresh, all, nall))
 		return -1;
-	return s->http ? publish(s, all, nall) : 0;
+	if (s->http && publish(s, all, nall))
+		return -1;
+	for (int i = 0; i < s->ntargets; i++)
+		if (s->exec_seen[i] && !s->targets[i].exited && reattach(s, i))
+			return -1;
+	return 0;
 }
 
 /* The exporter answers from the first moment, with the figures at attach. */
@@ -334,7 +374,9 @@ static int run(struct mw_session *s)
 
 static void cleanup(struct mw_session *s)
 {
-	attach__destroy(&s->links);
+	for (int i = 0; i < s->ntargets; i++)
+		attach__destroy(&s->links[i]);
+	bpf_link__destroy(s->exec_link);
 	sampler__free(&s->sampler);
 	memwatch_bpf__destroy(s->skel);
 	for (int i = 0; i < s->ntargets; i++)

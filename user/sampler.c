@@ -6,6 +6,7 @@
  * means anything.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -111,4 +112,44 @@ int sampler__read(struct mw_sampler *s, const struct mw_target *t,
 			return err;
 	}
 	return 0;
+}
+
+int sampler__reset(struct mw_sampler *s, const struct mw_target *t, int nstructs)
+{
+	struct bpf_map *live = s->skel->maps.live;
+	struct mw_block_key key, *mine = NULL, *grown;
+	size_t n = 0, cap = 0;
+	uint32_t slot = t->slot;
+	int err = 0;
+
+	/* collect first: deleting during the walk would restart it from the
+	 * first bucket every time */
+	for (int r = bpf_map__get_next_key(live, NULL, &key, sizeof(key)); !r;
+	     r = bpf_map__get_next_key(live, &key, &key, sizeof(key))) {
+		if (key.tgid != (uint32_t)t->pid)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			grown = realloc(mine, cap * sizeof(*mine));
+			if (!grown) {
+				free(mine);
+				return -ENOMEM;
+			}
+			mine = grown;
+		}
+		mine[n++] = key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map__delete_elem(live, &mine[i], sizeof(mine[i]), 0);
+	free(mine);
+	memset(s->buf, 0, s->buf_size);
+	err = bpf_map__update_elem(s->skel->maps.stats, &slot, sizeof(slot), s->buf,
+				   sizeof(struct mw_stats) * s->ncpus, 0);
+	for (int i = 0; i < nstructs && !err; i++) {
+		uint32_t k = slot * MW_MAX_STRUCTS + (uint32_t)i;
+
+		err = bpf_map__update_elem(s->skel->maps.struct_stats, &k, sizeof(k), s->buf,
+					   sizeof(struct mw_struct_stats) * s->ncpus, 0);
+	}
+	return err;
 }

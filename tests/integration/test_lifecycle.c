@@ -173,3 +173,78 @@ Test(cli, help_and_version__exit_0, .timeout = 30)
 	cr_expect_eq(run_memwatch(help, &err), 0, "--help exits 0");
 	cr_expect_eq(run_memwatch(ver, &err), 0, "-V exits 0");
 }
+
+/* execve: the probes belonged to the old image. memwatch says so,
+ * re-attaches to the new one, and its figures restart from zero. */
+Test(lifecycle, target_execs__reattached_and_exact, .timeout = 120)
+{
+	struct session s;
+	char *line;
+	int i;
+
+	session_start(&s, "2", "10", NULL);
+	session_command(&s, "run\n");
+	proc_send(&s.target, "exec\n");
+	line = proc_line(&s.target, 10000);
+	cr_assert(line && !strncmp(line, "ready", 5), "the new image starts");
+	for (i = 0; i < 200 && !strstr(proc_stderr(&s.mw), "re-attached"); i++)
+		usleep(50000);
+	cr_assert(strstr(proc_stderr(&s.mw), "executed a new program"),
+		  "stderr says the target executed a new program: [%s]", proc_stderr(&s.mw));
+	char *reply = session_command(&s, "run\n");
+	session_settle(&s);
+	cr_expect_eq(session_int(&s, "heap_live_bytes"), reply_int(reply, "live_bytes"),
+		     "after re-attach, live bytes equal the new image's tally (%s)", reply);
+	cr_expect_eq(session_int(&s, "heap_live_allocations"), reply_int(reply, "live_allocations"),
+		     "and live allocations");
+	session_stop(&s);
+}
+
+/* Two targets at once: each row carries its pid, each pid's figures are
+ * its own. */
+Test(lifecycle, two_pids__rows_per_pid_each_exact, .timeout = 120)
+{
+	const char *targv[] = { TARGET("alloc_script"), "1", "5", NULL };
+	struct proc a, b, mw;
+	char pa[16], pb[16], row[2][4096] = { "", "" }, header[4096], *line, *ra, *rb;
+	long long want_a, want_b;
+
+	proc_spawn(&a, targv);
+	proc_spawn(&b, (const char *[]){ TARGET("alloc_script"), "2", "9", NULL });
+	cr_assert(proc_line(&a, 5000) && proc_line(&b, 5000), "both targets ready");
+	snprintf(pa, sizeof(pa), "%d", (int)a.pid);
+	snprintf(pb, sizeof(pb), "%d", (int)b.pid);
+	const char *argv[] = { MEMWATCH, "-p", pa, "--pid", pb, "-i", "0.1", NULL };
+	proc_spawn(&mw, argv);
+	line = proc_line(&mw, 20000);
+	cr_assert(line, "header");
+	snprintf(header, sizeof(header), "%s", line);
+	proc_send(&a, "run\n");
+	proc_send(&b, "run\n");
+	ra = strdup(proc_line(&a, 30000));
+	rb = strdup(proc_line(&b, 30000));
+	want_a = reply_int(ra, "live_bytes");
+	want_b = reply_int(rb, "live_bytes");
+	cr_assert_neq(want_a, want_b, "the two targets hold different amounts");
+	proc_drain(&mw, 0, NULL, 0);
+	for (double end = now_s() + 0.6; now_s() < end;) {
+		line = proc_line(&mw, 200);
+		if (!line)
+			continue;
+		if (csv_int(header, line, "pid") == a.pid)
+			snprintf(row[0], sizeof(row[0]), "%s", line);
+		else if (csv_int(header, line, "pid") == b.pid)
+			snprintf(row[1], sizeof(row[1]), "%s", line);
+	}
+	cr_assert(row[0][0] && row[1][0], "rows for both pids");
+	cr_expect_eq(csv_int(header, row[0], "heap_live_bytes"), want_a, "pid A's own figure (%s)", ra);
+	cr_expect_eq(csv_int(header, row[1], "heap_live_bytes"), want_b, "pid B's own figure (%s)", rb);
+	proc_kill(&mw, SIGTERM);
+	cr_expect_eq(proc_wait(&mw, 5000), 0, "exit 0");
+	proc_send(&a, "quit\n");
+	proc_send(&b, "quit\n");
+	proc_wait(&a, 5000);
+	proc_wait(&b, 5000);
+	free(ra);
+	free(rb);
+}

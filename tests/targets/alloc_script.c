@@ -4,7 +4,7 @@
  * are created and warmed up before memwatch attaches; then, on "run" from
  * stdin, each runs a known script over every glibc entry point and every
  * exactness rule, keeping its own tally of what is live. "free" frees it
- * all, "quit" exits. Replies are single lines written with write(2), so
+ * all, "exec" execs the program anew (same arguments), "quit" exits. Replies are single lines written with write(2), so
  * that the target's own I/O allocates nothing while it is observed.
  *
  * Built once per allocator family (make: alloc_script, alloc_jemalloc,
@@ -261,6 +261,10 @@ int main(int argc, char **argv)
 		if (n <= 0)
 			return 0;
 		line[n] = '\0';
+		if (!strncmp(line, "exec", 4)) {	/* a new image of itself */
+			execv("/proc/self/exe", argv);
+			return 7;
+		}
 		command = !strncmp(line, "run", 3) ? 1 : !strncmp(line, "free", 4) ? 2 : 3;
 		pthread_barrier_wait(&go);
 		if (command == 3)
