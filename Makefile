@@ -33,7 +33,8 @@ TARGETS    := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(wildcard tests/t
 # Rust targets are built when rustc is there; their tests skip otherwise.
 RUSTC      ?= $(shell command -v rustc || ls /root/.cargo/bin/rustc 2>/dev/null)
 ifneq ($(RUSTC),)
-TARGETS    += $(patsubst tests/targets/%.rs,$(BUILD)/targets/%,$(wildcard tests/targets/*.rs))
+TARGETS    += $(patsubst tests/targets/%.rs,$(BUILD)/targets/%,$(wildcard tests/targets/*.rs)) \
+	      $(BUILD)/targets/rust_dag_v0
 endif
 FIXTURES   := $(BUILD)/fixtures/pie $(BUILD)/fixtures/nopie \
 	      $(BUILD)/fixtures/libfix.so $(BUILD)/fixtures/stripped
@@ -100,6 +101,11 @@ $(BUILD)/targets/%: tests/targets/%.cpp | $(BUILD)/targets
 $(BUILD)/targets/%: tests/targets/%.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -C opt-level=1 -g --edition 2021 $< -o $@
+
+# the same Rust target with the v0 symbol mangling
+$(BUILD)/targets/rust_dag_v0: tests/targets/rust_dag.rs | $(BUILD)/targets
+	$(call msg,RUSTC,$@)
+	$(Q)$(RUSTC) -C opt-level=1 -g --edition 2021 -C symbol-mangling-version=v0 $< -o $@
 
 # the allocation script against each allocator family, linked in
 FAMILY_TARGETS := $(BUILD)/targets/alloc_jemalloc $(BUILD)/targets/alloc_tcmalloc \

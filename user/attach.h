@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * attach.h - attach every probe of a probe table to one target pid (never
- * system-wide), and detach them all.
+ * system-wide), and detach them all. Probes are grouped into the kernel's
+ * multi-uprobe links: one link per object and program, so attaching and
+ * detaching cost one round of kernel synchronisation, not one per probe.
  */
 #ifndef MW_ATTACH_H
 #define MW_ATTACH_H
@@ -10,13 +12,15 @@
 #include "probes.h"
 
 struct memwatch_bpf;
-struct bpf_link;
 
 struct mw_links {
-	struct bpf_link **v;
+	int *fd;		/* link file descriptors */
 	size_t n, cap;
+	size_t probes;		/* uprobes they hold */
 };
 
+/* Sets the programs up for multi-uprobe links; before the object loads. */
+void attach__prepare(struct memwatch_bpf *skel);
 /* Attaches @tab for @pid. 0, or -1 after one message. */
 int attach__table(struct memwatch_bpf *skel, pid_t pid,
 		  const struct mw_probe_table *tab, struct mw_links *links);

@@ -87,6 +87,7 @@ static int load_bpf(struct mw_session *s)
 		return -1;
 	}
 	bpf_map__set_max_entries(s->skel->maps.live, s->opts.max_live_blocks);
+	attach__prepare(s->skel);
 	err = memwatch_bpf__load(s->skel);
 	if (err) {
 		mw_err("cannot load the BPF programs: %s; this needs Linux 5.15 or later with BTF (/sys/kernel/btf/vmlinux)",
@@ -409,10 +410,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < s.ntargets; i++)
 		if (attach_target(&s, &s.targets[i]))
 			goto cleanup;
-	/* 3. the header says every probe is in place; then sample */
-	if (feed__start(&s.feed))
-		goto cleanup;
+	/* 3. the exporter, then the header: it says everything is ready */
 	if (s.opts.listen && (http__start(&s.http, s.opts.listen) || emit_http_first(&s)))
+		goto cleanup;
+	if (feed__start(&s.feed))
 		goto cleanup;
 	s.started = now_s();
 	if (run(&s) == 0)

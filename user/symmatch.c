@@ -9,6 +9,32 @@
 #include <libiberty/demangle.h>
 #include "symmatch.h"
 
+/* Rust v0 writes an inherent method as "<crate::Type>::method"; the
+ * legacy mangling, and users, write "crate::Type::method". Rewrites the
+ * first form into the second in place; "<T as Trait>::m" stays. */
+static void strip_inherent_impl(char *name)
+{
+	int depth = 0;
+	char *p;
+
+	if (name[0] != '<')
+		return;
+	for (p = name; *p; p++) {
+		depth += (*p == '<') - (*p == '>');
+		if (depth == 0)
+			break;
+	}
+	if (!*p || strncmp(p + 1, "::", 2))
+		return;
+	*p = '\0';
+	if (strstr(name, " as ")) {
+		*p = '>';
+		return;
+	}
+	memmove(p, p + 1, strlen(p + 1) + 1);	/* drop '>' */
+	memmove(name, name + 1, strlen(name));	/* drop '<' */
+}
+
 void symname__init(struct mw_symname *n, const char *raw)
 {
 	n->raw = raw;
@@ -18,6 +44,8 @@ void symname__init(struct mw_symname *n, const char *raw)
 		return;
 	n->full = cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 	n->bare = cplus_demangle(raw, DMGL_AUTO);
+	if (n->bare)
+		strip_inherent_impl(n->bare);
 }
 
 void symname__free(struct mw_symname *n)

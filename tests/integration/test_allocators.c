@@ -7,7 +7,10 @@
  * must give the target's own tally exactly, from four threads.
  */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include "session.h"
 
@@ -121,4 +124,71 @@ Test(allocators, cxx_new_delete_jemalloc__exact, .timeout = 120)
 Test(allocators, static_prefixed_in_executable__found_and_exact, .timeout = 120)
 {
 	family_exact(TARGET("static_rjem"), "jemalloc _rjem_ in ");
+}
+
+/* A real server from Debian that links jemalloc: redis-server, observed
+ * with a structure named by two of its own functions (dbAdd adds a key,
+ * dbSyncDelete removes one; GETDEL calls it out of line, while DEL's call
+ * is inlined into delGenericCommand, so the workload deletes by GETDEL).
+ * The element count must equal what redis itself reports (DBSIZE). */
+static long long redis(const char *port, const char *commands)
+{
+	char cmd[256], out[64] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "redis-cli -p %s", port);
+	p = popen(cmd, "w");
+	cr_assert(p, "redis-cli runs");
+	fputs(commands, p);
+	pclose(p);
+	snprintf(cmd, sizeof(cmd), "redis-cli -p %s DBSIZE", port);
+	p = popen(cmd, "r");
+	cr_assert(p && fgets(out, sizeof(out), p), "DBSIZE answers");
+	pclose(p);
+	return atoll(out);
+}
+
+Test(allocators, redis_server_jemalloc__keys_equal_dbsize, .timeout = 120)
+{
+	char port[16], mwpid[16], header[4096], row[4096], *line;
+	char work[1 << 16];
+	struct proc server, mw;
+	long long dbsize;
+	size_t n = 0;
+
+	snprintf(port, sizeof(port), "%d", free_port());
+	const char *sargv[] = { "/usr/bin/redis-server", "--port", port, "--save", "",
+				"--appendonly", "no", "--bind", "127.0.0.1", NULL };
+	proc_spawn(&server, sargv);
+	for (int i = 0; i < 50 && redis(port, "PING\n") < 0; i++)
+		usleep(100000);
+	cr_assert(redis(port, "PING\n") == 0, "redis-server answers, empty");
+	snprintf(mwpid, sizeof(mwpid), "%d", (int)server.pid);
+	const char *argv[] = { MEMWATCH, "-p", mwpid, "-i", "0.2", "--struct", "keys",
+			       "--insert", "dbAdd", "--remove", "dbSyncDelete", NULL };
+	proc_spawn(&mw, argv);
+	line = proc_line(&mw, 20000);
+	cr_assert(line, "memwatch attached to redis; stderr: %s", proc_stderr(&mw));
+	snprintf(header, sizeof(header), "%s", line);
+	cr_expect(strstr(proc_stderr(&mw), "allocator jemalloc in "),
+		  "jemalloc found in redis: [%s]", proc_stderr(&mw));
+
+	for (int i = 0; i < 300; i++)
+		n += (size_t)snprintf(work + n, sizeof(work) - n, "SET key:%d value-%d\n", i, i);
+	for (int i = 0; i < 300; i += 3)
+		n += (size_t)snprintf(work + n, sizeof(work) - n, "GETDEL key:%d\n", i);
+	for (int i = 250; i < 400; i++)		/* overwrites and new keys */
+		n += (size_t)snprintf(work + n, sizeof(work) - n, "SET key:%d again\n", i);
+	dbsize = redis(port, work);
+	cr_assert_gt(dbsize, 0, "redis holds keys");
+	proc_drain(&mw, 0, NULL, 0);
+	cr_assert(proc_drain(&mw, 800, row, sizeof(row)) > 0, "rows keep coming");
+	cr_expect_eq(csv_int(header, row, "keys_elements"), dbsize,
+		     "keys_elements equals redis's own DBSIZE");
+	cr_expect_gt(csv_int(header, row, "heap_live_bytes"), 0, "redis's heap is observed");
+	cr_expect_gt(csv_int(header, row, "keys_bytes"), 0, "bytes charged to the keys");
+	proc_kill(&mw, SIGTERM);
+	cr_expect_eq(proc_wait(&mw, 10000), 0, "memwatch ends with 0");
+	proc_kill(&server, SIGTERM);
+	proc_wait(&server, 10000);
 }

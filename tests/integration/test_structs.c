@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "session.h"
 
@@ -186,4 +187,28 @@ Test(structs, silent_structure__warned_once, .timeout = 120)
 	cr_expect(strstr(proc_stderr(&s.mw), "no function of structure never has run"),
 		  "stderr names the silent structure: [%s]", proc_stderr(&s.mw));
 	session_stop(&s);
+}
+
+/* A target in its own mount namespace, as in a container: its executable
+ * lives on a tmpfs that only that namespace sees, so memwatch must read it
+ * through /proc/PID/root. */
+Test(structs, mount_namespace__files_through_proc_root, .timeout = 120)
+{
+	char dir[] = "/tmp/memwatch-ns-XXXXXX", script_sh[2048], exe[512];
+	const char *extra[] = { STRUCT_ARGS, NULL };
+	struct session s;
+	struct stat st;
+
+	cr_assert(mkdtemp(dir), "temp dir");
+	snprintf(exe, sizeof(exe), "%s/struct_script", dir);
+	snprintf(script_sh, sizeof(script_sh),
+		 "mount -t tmpfs none %s && cp %s %s && exec %s 100", dir,
+		 TARGET("struct_script"), exe, exe);
+	const char *targv[] = { "/usr/bin/unshare", "--mount", "--propagation", "private",
+				"/bin/sh", "-c", script_sh, NULL };
+	session_start_target(&s, targv, extra);
+	cr_expect_neq(stat(exe, &st), 0, "the executable is invisible outside the namespace");
+	expect_structs(&s, session_command(&s, "run\n"), true);
+	session_stop(&s);
+	rmdir(dir);
 }

@@ -74,3 +74,18 @@ Test(symmatch, distance__edits_counted_and_capped)
 	cr_expect_eq(symmatch__distance("kitten", "sitting", 10), 3, "the classic pair");
 	cr_expect_eq(symmatch__distance("a", "completely_other", 4), 4, "capped");
 }
+
+/* rustc -C symbol-mangling-version=v0 of rust_dag::dag::Consensus::gc,
+ * an inherent method: libiberty prints <rust_dag::dag::Consensus>::gc */
+static const char rust_v0_method[] = "_RNvMNtCs4fqI2P2rA04_8rust_dag3dagNtB2_9Consensus2gc";
+
+Test(symmatch, rust_v0_inherent_method__plain_path_matches)
+{
+	struct mw_symname n;
+
+	symname__init(&n, rust_v0_method);
+	cr_assert_not_null(n.bare, "the v0 symbol demangles");
+	cr_expect_str_eq(n.bare, "rust_dag::dag::Consensus::gc", "the impl's angle brackets are dropped");
+	cr_expect(symmatch__match("rust_dag::dag::Consensus::gc", &n), "the path matches");
+	symname__free(&n);
+}
