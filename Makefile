@@ -11,14 +11,14 @@ VERSION  := 0.1.0
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    -Iinclude -Iuser -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
-LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lpthread
+LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 	      -Iinclude -Ivmlinux
 
 # Debian packages the build and the tests need; `make deps` installs the
 # missing ones (as root), and every top-level target runs it first.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
-	    libcriterion-dev libiberty-dev libmicrohttpd-dev prometheus libjemalloc-dev \
+	    libcriterion-dev libiberty-dev libmicrohttpd-dev libcapstone-dev prometheus libjemalloc-dev \
 	    libgoogle-perftools-dev libmimalloc-dev redis-server gcc g++ make util-linux
 
 USER_SRCS := $(wildcard user/*.c)
@@ -171,7 +171,11 @@ $(BUILD)/bench/%: tests/bench/%.c
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(CC) -O2 -g -Wall $< -o $@
 
+# the peers the benchmark compares memwatch with
+BENCH_PKGS := bpftrace bpfcc-tools
+
 bench: deps
+	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/pair_loop
 	$(Q)bash tests/bench/run.sh
 

@@ -26,6 +26,10 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* Set by the loader before load: no structure is watched, so the
+ * allocator programs skip scope tracking (the verifier drops that code). */
+const volatile bool have_structs = true;
+
 /* The outermost allocator call a thread is in. */
 struct mw_call {
 	__u64 sp;		/* stack pointer at entry; 0: no call */
@@ -58,8 +62,9 @@ struct mw_thread {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, MW_DEFAULT_LIVE_BLOCKS);	/* set by the loader */
-	__type(key, struct mw_block_key);
+	__type(key, __u64);		/* MW_BLOCK_KEY(slot, address) */
 	__type(value, struct mw_block);
 } live SEC(".maps");
 
@@ -93,19 +98,23 @@ struct {
 
 /* ---------------------------------------------------------------- helpers */
 
-/* Returns the calling process's target slot, or NULL if it is not one. */
-static __always_inline __u32 *current_slot(__u32 *tgid)
-{
-	*tgid = bpf_get_current_pid_tgid() >> 32;
-	return bpf_map_lookup_elem(&slots, tgid);
-}
-
 static __always_inline void count(__u32 slot, __u32 counter, __u64 n)
 {
 	struct mw_stats *s = bpf_map_lookup_elem(&stats, &slot);
 
 	if (s && counter < MW_C__COUNT)
 		s->c[counter] += n;
+}
+
+/* Two counters of one target with one lookup: the hot path's pairs. */
+static __always_inline void count2(__u32 slot, __u32 c1, __u64 n1, __u32 c2, __u64 n2)
+{
+	struct mw_stats *s = bpf_map_lookup_elem(&stats, &slot);
+
+	if (s && c1 < MW_C__COUNT && c2 < MW_C__COUNT) {
+		s->c[c1] += n1;
+		s->c[c2] += n2;
+	}
 }
 
 static __always_inline struct mw_struct_stats *sstats(__u32 slot, __u32 id)
@@ -167,16 +176,15 @@ static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge)
 {
 	struct mw_struct_stats *ss;
 
-	count(slot, MW_C_ALLOC_CALLS, 1);
-	count(slot, MW_C_ALLOC_BYTES, size);
+	count2(slot, MW_C_ALLOC_CALLS, 1, MW_C_ALLOC_BYTES, size);
 	if (charge && (ss = sstats(slot, charge - 1)))
 		ss->alloc_bytes += size;
 }
 
-static __always_inline void block_live(__u32 slot, __u32 tgid, __u64 addr,
-				       __u64 size, __u32 charge)
+static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
+				       __u32 charge)
 {
-	struct mw_block_key key = { .tgid = tgid, .addr = addr };
+	__u64 key = MW_BLOCK_KEY(slot, addr);
 	struct mw_block blk = { .size = size, .struct_id = charge };
 	struct mw_struct_stats *ss;
 	long err;
@@ -187,8 +195,7 @@ static __always_inline void block_live(__u32 slot, __u32 tgid, __u64 addr,
 
 		count(slot, MW_C_LOST_UNPAIRED, 1);
 		if (old) {
-			count(slot, MW_C_FREE_CALLS, 1);
-			count(slot, MW_C_FREE_BYTES, old->size);
+			count2(slot, MW_C_FREE_CALLS, 1, MW_C_FREE_BYTES, old->size);
 			if (old->struct_id && (ss = sstats(slot, old->struct_id - 1)))
 				ss->free_bytes += old->size;
 		}
@@ -205,17 +212,16 @@ static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
 {
 	struct mw_struct_stats *ss;
 
-	count(slot, MW_C_FREE_CALLS, 1);
-	count(slot, MW_C_FREE_BYTES, blk->size);
+	count2(slot, MW_C_FREE_CALLS, 1, MW_C_FREE_BYTES, blk->size);
 	if (blk->struct_id && (ss = sstats(slot, blk->struct_id - 1)))
 		ss->free_bytes += blk->size;
 }
 
 /* Takes @addr out of the table into @out; returns false if untracked. */
-static __always_inline bool block_take(__u32 tgid, __u64 addr,
+static __always_inline bool block_take(__u32 slot, __u64 addr,
 				       struct mw_block *out)
 {
-	struct mw_block_key key = { .tgid = tgid, .addr = addr };
+	__u64 key = MW_BLOCK_KEY(slot, addr);
 	struct mw_block *blk = bpf_map_lookup_elem(&live, &key);
 
 	if (!blk)
@@ -227,10 +233,9 @@ static __always_inline bool block_take(__u32 tgid, __u64 addr,
 /* An in-place resize (xallocx, mi_expand): the block keeps its address
  * and charge, with a new size; counted as a free and an allocation, like
  * a realloc that did not move. A block not in the table stays unknown. */
-static __always_inline void block_resize(__u32 slot, __u32 tgid, __u64 addr,
-					 __u64 size)
+static __always_inline void block_resize(__u32 slot, __u64 addr, __u64 size)
 {
-	struct mw_block_key key = { .tgid = tgid, .addr = addr };
+	__u64 key = MW_BLOCK_KEY(slot, addr);
 	struct mw_block *blk = bpf_map_lookup_elem(&live, &key);
 	struct mw_block old;
 
@@ -242,13 +247,13 @@ static __always_inline void block_resize(__u32 slot, __u32 tgid, __u64 addr,
 	account_live(slot, size, old.struct_id);
 }
 
-static __always_inline void block_free(__u32 slot, __u32 tgid, __u64 addr)
+static __always_inline void block_free(__u32 slot, __u64 addr)
 {
 	struct mw_block blk;
 
 	if (!addr)
 		return;
-	if (block_take(tgid, addr, &blk))
+	if (block_take(slot, addr, &blk))
 		block_gone(slot, &blk);
 	else
 		count(slot, MW_C_UNTRACKED_FREES, 1);
@@ -258,9 +263,9 @@ static __always_inline void block_free(__u32 slot, __u32 tgid, __u64 addr)
 
 /* A realloc whose return was lost: its old block may still be live, so
  * put it back rather than lose it (the call is counted as unpaired). */
-static __always_inline void restore_stash(struct mw_thread *t, __u32 tgid)
+static __always_inline void restore_stash(struct mw_thread *t)
 {
-	struct mw_block_key key = { .tgid = tgid, .addr = t->call.old };
+	__u64 key = MW_BLOCK_KEY(t->call.slot, t->call.old);
 
 	if (t->call.has_stash)
 		bpf_map_update_elem(&live, &key, &t->call.stash, BPF_NOEXIST);
@@ -293,31 +298,27 @@ int alloc_enter(struct pt_regs *ctx)
 	__u64 sp = PT_REGS_SP(ctx);
 	struct mw_thread *t;
 	struct mw_call c = {};
-	__u32 tgid, *slot;
-	__u64 now;
+	__u32 slot = MW_COOKIE_SLOT(cookie);
 
-	slot = current_slot(&tgid);
-	if (!slot)
-		return 0;
 	t = thread(true);
 	if (!t) {
-		count(*slot, MW_C_LOST_UNPAIRED, 1);
+		count(slot, MW_C_LOST_UNPAIRED, 1);
 		return 0;
 	}
-	now = bpf_ktime_get_ns();
 	if (t->call.sp) {
-		if (t->call.sp >= sp && now - t->call.start_ns < MW_STALE_NS)
+		if (t->call.sp >= sp &&
+		    bpf_ktime_get_ns() - t->call.start_ns < MW_STALE_NS)
 			return 0;	/* nested inside an outer allocator call */
-		count(*slot, MW_C_LOST_UNPAIRED, 1);
-		restore_stash(t, tgid);
+		count(slot, MW_C_LOST_UNPAIRED, 1);
+		restore_stash(t);
 		t->call.sp = 0;
 	}
 
 	c.op = op;
-	c.slot = *slot;
+	c.slot = slot;
 	switch (op) {
 	case MW_OP_FREE:
-		block_free(*slot, tgid, PT_REGS_PARM1(ctx));
+		block_free(slot, PT_REGS_PARM1(ctx));
 		if (!(cookie & MW_ALLOC_PAIRED))
 			return 0;
 		break;		/* open a call: what it calls is nested */
@@ -362,20 +363,21 @@ int alloc_enter(struct pt_regs *ctx)
 	 */
 	if ((op == MW_OP_REALLOC || op == MW_OP_REALLOCARRAY) && c.old &&
 	    !c.bad_size)
-		c.has_stash = block_take(tgid, c.old, &c.stash);
+		c.has_stash = block_take(c.slot, c.old, &c.stash);
 
-	prune_scopes(t, sp, c.slot);
-	c.charge = innermost_insert(t);
+	if (have_structs && t->nscopes) {
+		prune_scopes(t, sp, c.slot);
+		c.charge = innermost_insert(t);
+	}
 	c.sp = sp;
-	c.start_ns = now;
+	c.start_ns = bpf_ktime_get_ns();
 	t->call = c;
 	return 0;
 }
 
-static __always_inline void realloc_return(struct mw_call *c, __u32 tgid,
-					   __u64 ret)
+static __always_inline void realloc_return(struct mw_call *c, __u64 ret)
 {
-	struct mw_block_key key = { .tgid = tgid, .addr = c->old };
+	__u64 key = MW_BLOCK_KEY(c->slot, c->old);
 	__u32 charge = c->charge;
 
 	if (c->bad_size || (!ret && (c->size || !c->old))) {
@@ -396,7 +398,7 @@ static __always_inline void realloc_return(struct mw_call *c, __u32 tgid,
 		}
 	}
 	if (ret)	/* realloc(p, 0) returned NULL: p was freed, nothing new */
-		block_live(c->slot, tgid, ret, c->size, charge);
+		block_live(c->slot, ret, c->size, charge);
 }
 
 SEC("uretprobe")
@@ -405,9 +407,7 @@ int alloc_return(struct pt_regs *ctx)
 	__u64 ret = PT_REGS_RC(ctx);
 	struct mw_thread *t;
 	struct mw_call c;
-	__u32 tgid;
 
-	tgid = bpf_get_current_pid_tgid() >> 32;
 	t = thread(false);
 	if (!t || !t->call.sp || t->call.sp + 8 != PT_REGS_SP(ctx))
 		return 0;	/* not the outermost call's return */
@@ -419,7 +419,7 @@ int alloc_return(struct pt_regs *ctx)
 		return 0;	/* done at entry */
 	case MW_OP_REALLOC:
 	case MW_OP_REALLOCARRAY:
-		realloc_return(&c, tgid, ret);
+		realloc_return(&c, ret);
 		return 0;
 	case MW_OP_XALLOCX:
 		/* usable size >= size: resized; it may give up to size + extra */
@@ -427,7 +427,7 @@ int alloc_return(struct pt_regs *ctx)
 			count(c.slot, MW_C_FAILED_CALLS, 1);
 			return 0;
 		}
-		block_resize(c.slot, tgid, c.old,
+		block_resize(c.slot, c.old,
 			     ret < c.size + c.extra ? ret : c.size + c.extra);
 		return 0;
 	case MW_OP_EXPAND:
@@ -435,7 +435,7 @@ int alloc_return(struct pt_regs *ctx)
 			count(c.slot, MW_C_FAILED_CALLS, 1);
 			return 0;
 		}
-		block_resize(c.slot, tgid, c.old, c.size);
+		block_resize(c.slot, c.old, c.size);
 		return 0;
 	case MW_OP_POSIX_MEMALIGN:
 		if ((int)ret != 0 ||
@@ -451,7 +451,7 @@ int alloc_return(struct pt_regs *ctx)
 		count(c.slot, MW_C_FAILED_CALLS, 1);
 		return 0;
 	}
-	block_live(c.slot, tgid, ret, c.size, c.charge);
+	block_live(c.slot, ret, c.size, c.charge);
 	return 0;
 }
 
@@ -491,25 +491,22 @@ int struct_enter(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 sp = PT_REGS_SP(ctx);
+	__u32 slot = MW_COOKIE_SLOT(cookie), n;
 	struct mw_thread *t;
-	__u32 tgid, *slot, n;
 
-	slot = current_slot(&tgid);
-	if (!slot)
-		return 0;
 	if (!(cookie & MW_SF_RETPROBE)) {
-		struct_apply(*slot, cookie, arg_delta(ctx, MW_SF_DELTA(cookie)));
+		struct_apply(slot, cookie, arg_delta(ctx, MW_SF_DELTA(cookie)));
 		return 0;
 	}
 	t = thread(true);
 	if (!t) {
-		count(*slot, MW_C_LOST_SCOPES, 1);
+		count(slot, MW_C_LOST_SCOPES, 1);
 		return 0;
 	}
-	prune_scopes(t, sp, *slot);
+	prune_scopes(t, sp, slot);
 	n = t->nscopes;
 	if (n >= MW_MAX_SCOPES) {
-		count(*slot, MW_C_LOST_SCOPES, 1);
+		count(slot, MW_C_LOST_SCOPES, 1);
 		return 0;
 	}
 	t->scopes[n].sp = sp;
@@ -523,19 +520,16 @@ SEC("uretprobe")
 int struct_return(struct pt_regs *ctx)
 {
 	__u64 sp = PT_REGS_SP(ctx);
+	__u32 slot = MW_COOKIE_SLOT(bpf_get_attach_cookie(ctx)), n;
 	struct mw_scope *s;
 	struct mw_thread *t;
-	__u32 tgid, *slot, n;
 	__s64 d;
 
-	slot = current_slot(&tgid);
-	if (!slot)
-		return 0;
 	t = thread(false);
 	if (!t)
 		return 0;
 	/* scopes below this frame whose returns were missed */
-	prune_scopes(t, sp - 9, *slot);
+	prune_scopes(t, sp - 9, slot);
 	n = t->nscopes;
 	if (n == 0 || n > MW_MAX_SCOPES)
 		return 0;
@@ -544,7 +538,7 @@ int struct_return(struct pt_regs *ctx)
 		return 0;
 	d = MW_SF_DELTA(s->cookie) == MW_DELTA_RET ? as_count(PT_REGS_RC(ctx))
 						   : s->arg_delta;
-	struct_apply(*slot, s->cookie, d);
+	struct_apply(slot, s->cookie, d);
 	t->nscopes = n - 1;
 	return 0;
 }
@@ -562,5 +556,21 @@ int BPF_PROG(target_exec, struct task_struct *p, pid_t old_pid,
 
 	if (slot)
 		count(*slot, MW_C_EXECS, 1);
+	return 0;
+}
+
+/* ------------------------------------------------------------- floor */
+
+/* Empty programs at the same probe points (--floor): what the probes cost
+ * with no work at all, the floor the benchmark compares memwatch with. */
+SEC("uprobe")
+int floor_enter(struct pt_regs *ctx)
+{
+	return 0;
+}
+
+SEC("uretprobe")
+int floor_return(struct pt_regs *ctx)
+{
 	return 0;
 }

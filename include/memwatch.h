@@ -43,6 +43,11 @@ enum mw_op {
 #define MW_ALLOC_OP(c)		((__u32)((c) & 0xff))
 #define MW_ALLOC_PAIRED		(1ull << 8)
 
+/* Every probe's cookie also carries its target's slot, set at attach (the
+ * links are per pid): the programs need no pid lookup. */
+#define MW_COOKIE_SLOT_SHIFT	40
+#define MW_COOKIE_SLOT(c)	((__u32)(((c) >> MW_COOKIE_SLOT_SHIFT) & 0xff))
+
 /*
  * Structure function probes: cookie = struct id | kind | delta rule.
  * MW_SF_RETPROBE says a return probe is attached too; without one the
@@ -86,17 +91,19 @@ struct mw_struct_stats {
 	__u64 remove_calls;
 };
 
-/* The live-block table: one entry per block allocated since attach. */
-struct mw_block_key {
-	__u32 tgid;
-	__u32 pad;
-	__u64 addr;
-};
+/*
+ * The live-block table: one entry per block allocated since attach, 8
+ * bytes of key and 8 of value (the kernel adds ~40 per entry). User-space
+ * addresses fit in 47 bits, so the key is the address with the target's
+ * slot in the top 16 bits.
+ */
+#define MW_KEY_SLOT_SHIFT	48
+#define MW_BLOCK_KEY(slot, addr) ((__u64)(addr) | ((__u64)(slot) << MW_KEY_SLOT_SHIFT))
+#define MW_BLOCK_KEY_SLOT(key)	((__u32)((key) >> MW_KEY_SLOT_SHIFT))
 
 struct mw_block {
-	__u64 size;		/* requested bytes */
-	__u32 struct_id;	/* 0: none, else structure id + 1 */
-	__u32 pad;
+	__u64 size : 48;	/* requested bytes */
+	__u64 struct_id : 16;	/* 0: none, else structure id + 1 */
 };
 
 #endif /* MEMWATCH_H */

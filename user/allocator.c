@@ -188,7 +188,7 @@ static int add_points(const struct mw_object *o, const char *prefix,
 		if (!s)
 			continue;
 		snprintf(name, sizeof(name), "%s%s", prefix, pts[i].name);
-		r = probes__add(tab, o->path, s->offset, cookie_of(&pts[i]),
+		r = probes__add(tab, o->path, s->offset, s->size, cookie_of(&pts[i]),
 				MW_PROG_ALLOC, return_probe(&pts[i]), name);
 		if (r < 0)
 			return r;

@@ -18,6 +18,7 @@
 #include <linux/bpf.h>
 #include "attach.h"
 #include "log.h"
+#include "memwatch.h"
 #include "memwatch.skel.h"
 
 #define MW_TRACE_UPROBE_MULTI		48	/* enum bpf_attach_type */
@@ -44,6 +45,7 @@ void attach__prepare(struct memwatch_bpf *skel)
 	struct bpf_program *progs[] = {
 		skel->progs.alloc_enter, skel->progs.alloc_return,
 		skel->progs.struct_enter, skel->progs.struct_return,
+		skel->progs.floor_enter, skel->progs.floor_return,
 	};
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
@@ -66,8 +68,11 @@ static int keep(struct mw_links *l, int fd)
 	return 0;
 }
 
-static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog, bool ret)
+static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
+				   bool ret, bool floor)
 {
+	if (floor)
+		return ret ? skel->progs.floor_return : skel->progs.floor_enter;
 	if (prog == MW_PROG_ALLOC)
 		return ret ? skel->progs.alloc_return : skel->progs.alloc_enter;
 	return ret ? skel->progs.struct_return : skel->progs.struct_enter;
@@ -75,9 +80,9 @@ static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 
 /* One link: every probe of @tab in @path for @prog (their return probes
  * if @ret). 0 if there were none or all attached, -1 after a message. */
-static int attach_group(struct memwatch_bpf *skel, pid_t pid,
+static int attach_group(struct memwatch_bpf *skel, pid_t pid, __u32 slot,
 			const struct mw_probe_table *tab, const char *path,
-			enum mw_prog prog, bool ret, struct mw_links *l)
+			enum mw_prog prog, bool ret, bool floor, struct mw_links *l)
 {
 	struct uprobe_multi_attr attr;
 	__u64 *offsets = calloc(tab->n, sizeof(*offsets));
@@ -93,14 +98,14 @@ static int attach_group(struct memwatch_bpf *skel, pid_t pid,
 		if (p->prog != prog || (ret && !p->retprobe) || strcmp(p->path, path))
 			continue;
 		offsets[cnt] = p->offset;
-		cookies[cnt++] = p->cookie;
+		cookies[cnt++] = p->cookie | (__u64)slot << MW_COOKIE_SLOT_SHIFT;
 	}
 	if (!cnt) {
 		fd = 0;
 		goto out;
 	}
 	memset(&attr, 0, sizeof(attr));
-	attr.prog_fd = (__u32)bpf_program__fd(program(skel, prog, ret));
+	attr.prog_fd = (__u32)bpf_program__fd(program(skel, prog, ret, floor));
 	attr.attach_type = MW_TRACE_UPROBE_MULTI;
 	attr.path = (__u64)(unsigned long)path;
 	attr.offsets = (__u64)(unsigned long)offsets;
@@ -131,8 +136,9 @@ out:
 	return fd < 0 ? -1 : 0;
 }
 
-int attach__table(struct memwatch_bpf *skel, pid_t pid,
-		  const struct mw_probe_table *tab, struct mw_links *links)
+int attach__table(struct memwatch_bpf *skel, pid_t pid, uint32_t slot,
+		  const struct mw_probe_table *tab, struct mw_links *links,
+		  bool floor)
 {
 	for (size_t i = 0; i < tab->n; i++) {
 		const struct mw_probe *p = &tab->v[i];
@@ -145,8 +151,8 @@ int attach__table(struct memwatch_bpf *skel, pid_t pid,
 			continue;
 		/* return probes first: an entry seen without its return would
 		 * leave a call open on the thread */
-		if (attach_group(skel, pid, tab, p->path, p->prog, true, links) ||
-		    attach_group(skel, pid, tab, p->path, p->prog, false, links))
+		if (attach_group(skel, pid, slot, tab, p->path, p->prog, true, floor, links) ||
+		    attach_group(skel, pid, slot, tab, p->path, p->prog, false, floor, links))
 			return -1;
 	}
 	return 0;

@@ -8,6 +8,8 @@
 #ifndef MW_ATTACH_H
 #define MW_ATTACH_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "probes.h"
 
@@ -21,9 +23,11 @@ struct mw_links {
 
 /* Sets the programs up for multi-uprobe links; before the object loads. */
 void attach__prepare(struct memwatch_bpf *skel);
-/* Attaches @tab for @pid. 0, or -1 after one message. */
-int attach__table(struct memwatch_bpf *skel, pid_t pid,
-		  const struct mw_probe_table *tab, struct mw_links *links);
+/* Attaches @tab for @pid (with empty programs if @floor: the cost of
+ * the probes alone, for the benchmark). 0, or -1 after one message. */
+int attach__table(struct memwatch_bpf *skel, pid_t pid, uint32_t slot,
+		  const struct mw_probe_table *tab, struct mw_links *links,
+		  bool floor);
 void attach__destroy(struct mw_links *links);
 
 #endif

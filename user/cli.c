@@ -19,7 +19,7 @@
 
 enum {
 	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,
-	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR,
+	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
 };
 
 static const struct option long_opts[] = {
@@ -38,6 +38,8 @@ static const struct option long_opts[] = {
 	{ "config",		required_argument, NULL, 'c' },
 	{ "max-live-blocks",	required_argument, NULL, OPT_MAX_LIVE },
 	{ "allocator",		required_argument, NULL, OPT_ALLOCATOR },
+	{ "probe-entry",	no_argument,	   NULL, OPT_PROBE_ENTRY },
+	{ "floor",		no_argument,	   NULL, OPT_FLOOR },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
 	{ 0 },
@@ -59,6 +61,9 @@ static const char usage_text[] =
 "      --max-live-blocks N   size of the live-block table (1048576)\n"
 "      --allocator WHICH     auto (default: the one malloc binds to), glibc,\n"
 "                            jemalloc, tcmalloc, mimalloc, or an object's PATH\n"
+"      --probe-entry         probe functions at their first instruction, even\n"
+"                            where a later one is equivalent and cheaper\n"
+"      --floor               benchmark only: empty programs at the same probes\n"
 "\n"
 "Structures (figures are net changes since memwatch attached):\n"
 "      --struct NAME         start a structure; the options below apply to it\n"
@@ -273,6 +278,12 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		return 0;
 	case OPT_NO_HEAP:
 		o->no_heap = true;
+		return 0;
+	case OPT_PROBE_ENTRY:
+		o->probe_entry = true;
+		return 0;
+	case OPT_FLOOR:
+		o->floor = true;
 		return 0;
 	case 'c':
 		return config__load(o, arg);

@@ -39,6 +39,8 @@ struct mw_options {
 	const char *listen;		/* -l [ADDR:]PORT, NULL: no HTTP */
 	uint32_t max_live_blocks;
 	bool no_heap;
+	bool probe_entry;		/* never move probes past the entry */
+	bool floor;			/* empty programs: the benchmark floor */
 	const char *allocator;		/* auto, a family, or a PATH */
 	struct mw_struct_spec structs[MW_MAX_STRUCTS];
 	int nstructs;

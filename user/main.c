@@ -88,9 +88,10 @@ static int load_bpf(struct mw_session *s)
 	}
 	bpf_map__set_max_entries(s->skel->maps.live, s->opts.max_live_blocks);
 	attach__prepare(s->skel);
+	s->skel->rodata->have_structs = s->opts.nstructs > 0;
 	err = memwatch_bpf__load(s->skel);
 	if (err) {
-		mw_err("cannot load the BPF programs: %s; this needs Linux 5.15 or later with BTF (/sys/kernel/btf/vmlinux)",
+		mw_err("cannot load the BPF programs: %s; memwatch needs Linux 6.6 or later with BTF (/sys/kernel/btf/vmlinux); MEMWATCH_DEBUG=1 shows the verifier log",
 		       strerror(-err));
 		return -1;
 	}
@@ -115,7 +116,7 @@ static int load_bpf(struct mw_session *s)
 /* Resolves and attaches every probe for one target. */
 static int attach_target(struct mw_session *s, const struct mw_target *t)
 {
-	struct mw_probe_table tab = { 0 };
+	struct mw_probe_table tab = { .at_entry = s->opts.probe_entry };
 	struct mw_objects objs = { 0 };
 	struct mw_maps maps;
 	int err = -1, n;
@@ -133,10 +134,14 @@ static int attach_target(struct mw_session *s, const struct mw_target *t)
 	n = (int)tab.n;
 	if (structs__resolve(t, &objs, &s->opts, &tab) < 0)
 		goto out;
-	err = attach__table(s->skel, t->pid, &tab, &s->links[t->slot]);
+	err = attach__table(s->skel, t->pid, t->slot, &tab, &s->links[t->slot], s->opts.floor);
 	if (!err && getenv("MEMWATCH_DEBUG"))
-		mw_err("pid %d: %d allocator and %zu structure probes attached",
-		       (int)t->pid, n, tab.n - (size_t)n);
+		for (size_t i = 0; i < tab.n; i++)
+			mw_err("probe %s at %s+0x%llx%s", tab.v[i].what, tab.v[i].path,
+			       (unsigned long long)tab.v[i].offset, tab.v[i].retprobe ? " (+return)" : "");
+	if (!err && getenv("MEMWATCH_DEBUG"))
+		mw_err("pid %d: %d allocator and %zu structure probes attached, %zu moved past single-stepped code",
+		       (int)t->pid, n, tab.n - (size_t)n, tab.shifted);
 out:
 	probes__free(&tab);
 	objects__close(&objs);

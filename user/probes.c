@@ -3,14 +3,18 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "placement.h"
 #include "probes.h"
 
 int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
-		uint64_t cookie, enum mw_prog prog, bool retprobe,
+		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
 		const char *what)
 {
 	struct mw_probe *p;
+	size_t shift;
 
+	shift = t->at_entry ? 0 : placement__shift_file(path, offset, size);
+	offset += shift;
 	/* allocator aliases are one probe; the same function may serve two
 	 * structures, with two cookies */
 	for (size_t i = 0; i < t->n; i++)
@@ -37,6 +41,7 @@ int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 	}
 	p->offset = offset;
 	p->cookie = cookie;
+	t->shifted += shift != 0;
 	p->prog = prog;
 	p->retprobe = retprobe;
 	t->n++;

@@ -28,16 +28,21 @@ struct mw_probe {
 struct mw_probe_table {
 	struct mw_probe *v;
 	size_t n, cap;
+	bool at_entry;		/* --probe-entry: never move a probe */
+	size_t shifted;		/* probes moved past single-stepped code */
 };
 
 /*
- * Adds a probe unless one of the same program is already at @path+@offset
- * (exported names that share an address get one probe; structure probes
- * differ by cookie too). Returns 1 if
+ * Adds a probe on the function at @path+@offset, @size bytes long, unless
+ * one of the same program is already there. Unless the table is at_entry,
+ * the probe moves to the first instruction the kernel emulates when that
+ * is provably the same as the entry (placement.h)
+ * Exported names that share an address get one probe; structure probes
+ * differ by cookie too. Returns 1 if
  * added, 0 if it was a duplicate, -ENOMEM.
  */
 int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
-		uint64_t cookie, enum mw_prog prog, bool retprobe,
+		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
 		const char *what);
 void probes__free(struct mw_probe_table *t);
 

@@ -117,7 +117,7 @@ int sampler__read(struct mw_sampler *s, const struct mw_target *t,
 int sampler__reset(struct mw_sampler *s, const struct mw_target *t, int nstructs)
 {
 	struct bpf_map *live = s->skel->maps.live;
-	struct mw_block_key key, *mine = NULL, *grown;
+	__u64 key, *mine = NULL, *grown;
 	size_t n = 0, cap = 0;
 	uint32_t slot = t->slot;
 	int err = 0;
@@ -126,7 +126,7 @@ int sampler__reset(struct mw_sampler *s, const struct mw_target *t, int nstructs
 	 * first bucket every time */
 	for (int r = bpf_map__get_next_key(live, NULL, &key, sizeof(key)); !r;
 	     r = bpf_map__get_next_key(live, &key, &key, sizeof(key))) {
-		if (key.tgid != (uint32_t)t->pid)
+		if (MW_BLOCK_KEY_SLOT(key) != t->slot)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 4096;

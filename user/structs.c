@@ -170,7 +170,8 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 		mw_err("%s '%s' matches %zu function%s in pid %d", opt, f->symbol,
 		       n, n == 1 ? "" : "s", (int)t->pid);
 	for (size_t i = 0; i < n && err >= 0; i++)
-		err = probes__add(tab, m[i].obj->path, m[i].sym->offset, cookie,
+		err = probes__add(tab, m[i].obj->path, m[i].sym->offset,
+				  m[i].sym->size, cookie,
 				  MW_PROG_STRUCT, cookie & MW_SF_RETPROBE,
 				  display_name(m[i].name));
 	free(m);

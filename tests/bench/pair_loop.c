@@ -1,13 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pair_loop.c - benchmark target: on each line from stdin, runs N
- * malloc(64)+free pairs (N from argv) and prints the nanoseconds per pair.
- * It waits for stdin so that memwatch can attach between runs.
+ * pair_loop.c - benchmark target. Commands on stdin, one reply line each:
+ *   go        every thread runs PAIRS malloc(64)+free pairs; replies with
+ *             the nanoseconds per pair, as one thread sees it (wall time /
+ *             PAIRS), and the pairs done in all
+ *   fill K    allocates K more 32-byte blocks, kept live; replies "filled"
+ *   mark      calls registry_add() once (a structure function for the
+ *             --no-heap mode, outside the measured loop)
+ * It waits for stdin so that tracers can attach between commands.
+ * Usage: pair_loop PAIRS [THREADS]
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static long pairs;
+static int nthreads;
+static void **kept;
+static size_t nkept, capkept;
+static long registry;
+
+__attribute__((noinline)) void registry_add(void)
+{
+	registry++;
+}
 
 static double now_ns(void)
 {
@@ -17,21 +36,55 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+static void *loop(void *arg)
+{
+	for (long i = 0; i < pairs; i++) {
+		void *volatile p = malloc(64);
+		free(p);
+	}
+	return arg;
+}
+
+static void run(void)
+{
+	pthread_t t[64];
+	double t0 = now_ns();
+
+	for (int i = 0; i < nthreads; i++)
+		pthread_create(&t[i], NULL, loop, NULL);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	printf("%.0f %ld\n", (now_ns() - t0) / pairs, pairs * nthreads);
+}
+
+static void fill(size_t k)
+{
+	if (nkept + k > capkept) {
+		capkept = nkept + k;
+		kept = realloc(kept, capkept * sizeof(*kept));
+	}
+	for (size_t i = 0; i < k; i++)
+		kept[nkept++] = malloc(32);
+	printf("filled %zu\n", nkept);
+}
+
 int main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 20000;
 	char line[64];
 
+	pairs = argc > 1 ? atol(argv[1]) : 20000;
+	nthreads = argc > 2 ? atoi(argv[2]) : 1;
+	if (pairs < 1 || nthreads < 1 || nthreads > 64)
+		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("ready\n");
 	while (fgets(line, sizeof(line), stdin)) {
-		double t0 = now_ns();
-
-		for (long i = 0; i < n; i++) {
-			void *volatile p = malloc(64);
-			free(p);
-		}
-		printf("%.0f\n", (now_ns() - t0) / n);
+		if (!strncmp(line, "fill ", 5))
+			fill((size_t)atol(line + 5));
+		else if (!strncmp(line, "mark", 4))
+			registry_add(), printf("marked\n");
+		else
+			run();
 	}
 	return 0;
 }

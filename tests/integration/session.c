@@ -36,6 +36,7 @@ void session_spawn(struct session *s, const char *const targv[],
 	cr_assert(line && !strncmp(line, "ready", 5), "target ready, got [%s]", line ? line : "");
 	snprintf(s->pid, sizeof(s->pid), "%d", (int)s->target.pid);
 	s->malloc_addr = (uint64_t)reply_int(line, "malloc");
+	snprintf(s->ready, sizeof(s->ready), "%s", line);
 	for (; extra && *extra && n < 46; extra++)
 		argv[n++] = *extra;
 	argv[n] = NULL;

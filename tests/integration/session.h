@@ -13,6 +13,7 @@ struct session {
 	char header[4096];
 	char row[4096];		/* the latest row, after session_settle */
 	uint64_t malloc_addr;	/* malloc in the target, for breakpoints */
+	char ready[256];	/* the target's first line */
 	char pid[16];
 };
 

@@ -14,13 +14,14 @@
 #include <string.h>
 #include "session.h"
 
-static void family_exact(const char *target, const char *family)
+static void family_exact_with(const char *target, const char *family,
+			      const char *const extra[])
 {
 	const char *targv[] = { target, "4", "20", NULL };
 	struct session s;
 	char *reply;
 
-	session_start_target(&s, targv, NULL);
+	session_start_target(&s, targv, extra);
 	cr_expect(strstr(proc_stderr(&s.mw), family),
 		  "stderr names the allocator found (%s): [%s]", family, proc_stderr(&s.mw));
 	for (int i = 0; i < 2; i++) {
@@ -38,6 +39,16 @@ static void family_exact(const char *target, const char *family)
 		cr_expect_eq(session_int(&s, "lost_unpaired"), 0, "%s: every call paired", family);
 	}
 	session_stop(&s);
+}
+
+/* Exact with probes placed past single-stepped instructions (the
+ * default) and with every probe at the entry (--probe-entry). */
+static void family_exact(const char *target, const char *family)
+{
+	const char *entry[] = { "--probe-entry", NULL };
+
+	family_exact_with(target, family, NULL);
+	family_exact_with(target, family, entry);
 }
 
 Test(allocators, jemalloc__found_and_exact, .timeout = 120)

@@ -102,3 +102,35 @@ Test(heap, probes__only_in_the_target_pid, .timeout = 60)
 	proc_send(&other, "quit\n");
 	proc_wait(&other, 5000);
 }
+
+/* glibc's free starts with test %rdi,%rdi, which the kernel single-steps:
+ * the probe goes on the je after it, unless --probe-entry. Figures are
+ * exact either way (the script tests run both). */
+Test(heap, free_probe__placed_past_test_unless_probe_entry, .timeout = 60)
+{
+	const char *entry[] = { "--probe-entry", NULL };
+	struct session s;
+	uint64_t free_addr;
+
+	session_start(&s, "1", "1", NULL);
+	free_addr = (uint64_t)reply_int(s.ready, "free");
+	cr_expect_neq(peek_byte(s.target.pid, free_addr), 0xcc, "no breakpoint on free's test");
+	cr_expect_eq(peek_byte(s.target.pid, free_addr + 3), 0xcc, "the breakpoint is on the je at +3");
+	session_stop(&s);
+
+	session_start(&s, "1", "1", entry);
+	cr_expect_eq(peek_byte(s.target.pid, free_addr = (uint64_t)reply_int(s.ready, "free")), 0xcc,
+		     "--probe-entry: the breakpoint is on free's first instruction");
+	session_stop(&s);
+}
+
+Test(heap, script_four_threads_probe_entry__equals_target_tally, .timeout = 120)
+{
+	const char *entry[] = { "--probe-entry", NULL };
+	struct session s;
+
+	session_start(&s, "4", "20", entry);
+	expect_tally(&s, session_command(&s, "run\n"));
+	expect_tally(&s, session_command(&s, "free\n"));
+	session_stop(&s);
+}

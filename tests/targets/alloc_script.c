@@ -254,7 +254,8 @@ int main(int argc, char **argv)
 		workers[t].rounds = rounds;
 		pthread_create(&workers[t].tid, NULL, warm_main, &workers[t]);
 	}
-	say("ready pid=%d malloc=%p\n", (int)getpid(), dlsym(RTLD_DEFAULT, "malloc"));
+	say("ready pid=%d malloc=%p free=%p\n", (int)getpid(), dlsym(RTLD_DEFAULT, "malloc"),
+	    dlsym(RTLD_DEFAULT, "free"));
 	for (;;) {
 		ssize_t n = read(STDIN_FILENO, line, sizeof(line) - 1);
 

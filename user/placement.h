@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * placement.h - where to put a function's probe. The kernel emulates some
+ * instructions under a uprobe (push, jmp, jcc, call, ret, nop: ~5-7 us a
+ * hit here) and must single-step the others (~21-24 us): glibc's free
+ * starts with test %rdi,%rdi. When it is provably the same as the entry,
+ * the probe goes on the first emulated instruction instead.
+ */
+#ifndef MW_PLACEMENT_H
+#define MW_PLACEMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The offset past a function's start at which probing is equivalent to
+ * probing its entry, for a function whose machine code is @code[0..size):
+ * every skipped instruction is straight-line, writes neither an argument
+ * register nor the stack pointer, and no branch in the function lands in
+ * the skipped range or on the new address. 0 when unsure.
+ */
+size_t placement__shift(const uint8_t *code, size_t size);
+
+/* The same for the function at file offset @offset of @path, @size bytes
+ * long (read from the file). 0 when unsure or unreadable. */
+size_t placement__shift_file(const char *path, uint64_t offset, uint64_t size);
+
+#endif
