@@ -147,8 +147,16 @@ $(BUILD)/integration_tests: $(INTEG_SRCS) $(wildcard tests/integration/*.h) | $(
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/integration $(INTEG_SRCS) -lcriterion -o $@
 
-unit: deps $(BUILD)/unit_tests $(FIXTURES)
+# the same unit tests under AddressSanitizer and UndefinedBehaviorSanitizer
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+$(BUILD)/unit_tests_san: $(UNIT_SRCS) $(USER_SRCS) $(wildcard user/*.h) $(BUILD)/memwatch.skel.h | $(BUILD)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) $(UNIT_SRCS) $(filter-out user/main.c,$(USER_SRCS)) \
+		-lcriterion $(LDLIBS) -o $@
+
+unit: deps $(BUILD)/unit_tests $(BUILD)/unit_tests_san $(FIXTURES)
 	$(BUILD)/unit_tests
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/unit_tests_san
 
 integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
 	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
