@@ -415,7 +415,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < s.ntargets; i++)
 		if (attach_target(&s, &s.targets[i]))
 			goto cleanup;
-	/* 3. the exporter, then the header: it says everything is ready */
+	/* 3. no more privileges than the loop needs; then the exporter's
+	 * thread (capabilities are per thread), then the header: it says
+	 * everything is ready */
+	if (privs__drop(s.opts.listen != NULL))
+		goto cleanup;
 	if (s.opts.listen && (http__start(&s.http, s.opts.listen) || emit_http_first(&s)))
 		goto cleanup;
 	if (feed__start(&s.feed))

@@ -4,7 +4,8 @@
  * are created and warmed up before memwatch attaches; then, on "run" from
  * stdin, each runs a known script over every glibc entry point and every
  * exactness rule, keeping its own tally of what is live. "free" frees it
- * all, "exec" execs the program anew (same arguments), "quit" exits. Replies are single lines written with write(2), so
+ * all, "exec" execs the program anew (same arguments), "fork" runs a child
+ * that allocates, "big" keeps 3 GiB more (never touched), "quit" exits. Replies are single lines written with write(2), so
  * that the target's own I/O allocates nothing while it is observed.
  *
  * Built once per allocator family (make: alloc_script, alloc_jemalloc,
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #if defined(FAMILY_JEMALLOC)
@@ -206,6 +208,25 @@ static void tally(const char *what)
 	    what, bytes, blocks, failed, untracked);
 }
 
+/* A child process that allocates and frees, then exits: memwatch must
+ * neither count it nor confuse it with the parent. */
+static void fork_child(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		void *p[500];
+
+		for (int i = 0; i < 500; i++)
+			p[i] = malloc(1000);
+		for (int i = 0; i < 250; i++)
+			free(p[i]);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -265,6 +286,17 @@ int main(int argc, char **argv)
 		if (!strncmp(line, "exec", 4)) {	/* a new image of itself */
 			execv("/proc/self/exe", argv);
 			return 7;
+		}
+		if (!strncmp(line, "fork", 4)) {	/* a child that allocates */
+			fork_child();
+			tally("forked");
+			continue;
+		}
+		if (!strncmp(line, "big", 3)) {		/* 3 GiB, never touched */
+			for (int i = 0; i < 3; i++)
+				keep(&workers[0], malloc((size_t)1 << 30), (size_t)1 << 30);
+			tally("big");
+			continue;
 		}
 		command = !strncmp(line, "run", 3) ? 1 : !strncmp(line, "free", 4) ? 2 : 3;
 		pthread_barrier_wait(&go);
