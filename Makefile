@@ -122,6 +122,14 @@ $(BUILD)/targets/cxx_jemalloc: tests/targets/cxx_new.cpp | $(BUILD)/targets
 	$(call msg,CXX,$@)
 	$(Q)$(CXX) -O1 -g -Wall -pthread $< -ljemalloc -o $@
 
+# allocation sites in the executable and in a shared library
+$(BUILD)/targets/libsites.so: tests/targets/lib/libsites.c | $(BUILD)/targets
+	$(Q)$(CC) -O1 -g -fPIC -shared $< -o $@
+$(BUILD)/targets/sites_target: tests/targets/sites_target.c $(BUILD)/targets/libsites.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -g -Wall -pthread $< -L$(BUILD)/targets -lsites \
+		-Wl,-rpath,'$$ORIGIN' -o $@
+
 # a stripped target whose symbols are only in its debug file
 $(BUILD)/targets/struct_script.stripped: $(BUILD)/targets/struct_script
 	$(Q)objcopy --only-keep-debug $< $<.debug
@@ -189,3 +197,92 @@ bench: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- fuzzing ----
+# libFuzzer harnesses (tests/fuzz/fuzz_NAME.c) for the parsers of hostile
+# input, built with clang under ASan and UBSan from the user/*.c sources
+# themselves (build/user/*.o are gcc objects without sanitizers).
+# `make fuzz` explores for FUZZ_SECONDS per harness on a copy of its seeds
+# (build/fuzz/corpus/NAME); `make fuzz-regress` replays the seeds and every
+# input that once crashed (tests/fuzz/regressions/NAME), then fuzzes 10 s
+# each. Crashing inputs land in build/fuzz/artifacts/NAME/.
+
+FUZZ_CC        ?= clang
+FUZZ_SECONDS   ?= 60
+FUZZ_NAMES     := elfsym procmaps config symmatch http
+FUZZ_BINS      := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
+# -fno-sanitize-recover: a UBSan report is a crash, not a line of output
+FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		  -Iinclude -Iuser -I$(BUILD) -D_GNU_SOURCE -DMEMWATCH_VERSION='"fuzz"'
+FUZZ_RUN_FLAGS := -timeout=10 -rss_limit_mb=2048
+
+# the user sources each harness compiles in, and what they link
+FUZZ_SRCS_elfsym   := user/elfsym.c
+FUZZ_LIBS_elfsym   := -lelf -lz
+FUZZ_SRCS_procmaps := user/procmaps.c
+FUZZ_LIBS_procmaps :=
+FUZZ_SRCS_symmatch := user/symmatch.c
+FUZZ_LIBS_symmatch := -liberty
+# cli.c (config.c applies each line through it; fuzz_http gives it the
+# --listen spec) reaches most modules
+FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/http.c \
+		      user/allocator.c user/elfsym.c user/probes.c \
+		      user/placement.c user/objects.c user/procmaps.c \
+		      user/target.c user/symmatch.c
+FUZZ_CLI_LIBS      := -lelf -lz -liberty -lmicrohttpd -lcapstone -lpthread
+FUZZ_SRCS_config   := $(FUZZ_CLI_SRCS)
+FUZZ_LIBS_config   := $(FUZZ_CLI_LIBS)
+# getaddrinfo is wrapped to numeric hosts: fuzzed specs send no DNS queries
+FUZZ_SRCS_http     := $(FUZZ_CLI_SRCS)
+FUZZ_LIBS_http     := -Wl,--wrap=getaddrinfo $(FUZZ_CLI_LIBS)
+
+.PHONY: fuzz fuzz-regress
+
+$(foreach n,$(FUZZ_NAMES),$(eval $(BUILD)/fuzz/fuzz_$(n): $(FUZZ_SRCS_$(n))))
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard user/*.h) include/memwatch.h
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_$*) $(FUZZ_LIBS_$*) -o $@
+
+# Copies NAME's seeds into DIR (kept between runs: the corpus grows) and
+# fuzzes SECONDS on it, reading the regressions too (libFuzzer adds new
+# inputs to the first directory only, so nothing is written under tests/).
+fuzz_run = mkdir -p $(2) $(BUILD)/fuzz/artifacts/$(1) && \
+	cp -n tests/fuzz/corpus/$(1)/* $(2)/ && \
+	$(BUILD)/fuzz/fuzz_$(1) $(FUZZ_RUN_FLAGS) -max_total_time=$(3) \
+		-artifact_prefix=$(BUILD)/fuzz/artifacts/$(1)/ $(2) \
+		$$(ls -d tests/fuzz/regressions/$(1) 2>/dev/null)
+
+# all harnesses, then the list of those that crashed (exit 1 if any)
+fuzz: $(FUZZ_BINS)
+	$(Q)failed=; for n in $(FUZZ_NAMES); do \
+		echo "  FUZZ     $$n for $(FUZZ_SECONDS) s"; \
+		$(call fuzz_run,$$n,$(BUILD)/fuzz/corpus/$$n,$(FUZZ_SECONDS)) || \
+			failed="$$failed $$n"; \
+	done; \
+	if [ -n "$$failed" ]; then \
+		echo "memwatch: fuzzing crashed:$$failed (inputs in $(BUILD)/fuzz/artifacts)"; \
+		exit 1; \
+	fi
+
+# what `make test` runs: each known input once, then 10 s of fuzzing each
+# from the seeds alone (a fresh corpus, so the run stays short)
+fuzz-regress: $(FUZZ_BINS)
+	$(Q)for n in $(FUZZ_NAMES); do \
+		echo "  REPLAY   $$n"; \
+		mkdir -p $(BUILD)/fuzz/artifacts/$$n; \
+		$(BUILD)/fuzz/fuzz_$$n $(FUZZ_RUN_FLAGS) \
+			-artifact_prefix=$(BUILD)/fuzz/artifacts/$$n/ \
+			tests/fuzz/corpus/$$n/* \
+			$$(find tests/fuzz/regressions/$$n -type f ! -name '.*' 2>/dev/null) \
+			>$(BUILD)/fuzz/replay-$$n.log 2>&1 || \
+			{ tail -n 40 $(BUILD)/fuzz/replay-$$n.log; exit 1; }; \
+	done
+	$(Q)for n in $(FUZZ_NAMES); do \
+		echo "  FUZZ     $$n for 10 s"; \
+		rm -rf $(BUILD)/fuzz/regress-corpus/$$n; \
+		$(call fuzz_run,$$n,$(BUILD)/fuzz/regress-corpus/$$n,10) \
+			>$(BUILD)/fuzz/fuzz-$$n.log 2>&1 || \
+			{ tail -n 40 $(BUILD)/fuzz/fuzz-$$n.log; exit 1; }; \
+	done

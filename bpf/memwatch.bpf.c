@@ -29,6 +29,8 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by the loader before load: no structure is watched, so the
  * allocator programs skip scope tracking (the verifier drops that code). */
 const volatile bool have_structs = true;
+/* Set by the loader: attribute blocks to call sites. */
+const volatile bool want_sites = false;
 
 /* The outermost allocator call a thread is in. */
 struct mw_call {
@@ -40,6 +42,7 @@ struct mw_call {
 	__u32 op;
 	__u32 slot;
 	__u32 charge;		/* structure id + 1 charged, 0: none */
+	__u64 site;		/* return address of the call, with sites */
 	__u32 bad_size;		/* size product overflowed: call must fail */
 	struct mw_block stash;	/* realloc: the old block, taken at entry */
 	__u32 has_stash;
@@ -67,6 +70,22 @@ struct {
 	__type(key, __u64);		/* MW_BLOCK_KEY(slot, address) */
 	__type(value, struct mw_block);
 } live SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, MW_MAX_SITES);
+	__type(key, __u64);		/* MW_BLOCK_KEY(slot, return address) */
+	__type(value, struct mw_site);
+} sites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, MW_MAX_SITES);
+	__type(key, struct mw_insert_site_key);
+	__type(value, __u64);		/* calls */
+} insert_sites SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -172,32 +191,67 @@ static __always_inline __u32 innermost_insert(struct mw_thread *t)
 
 /* ------------------------------------------------------- live-block table */
 
-static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge)
+/* The site entry for @ra, created if new; its key, or 0 if the site
+ * table is full (counted: the block then belongs to no site). */
+static __always_inline __u64 site_key(__u32 slot, __u64 ra)
+{
+	struct mw_site zero = {};
+	__u64 key = MW_BLOCK_KEY(slot, ra);
+
+	if (!want_sites || !ra)
+		return 0;
+	if (bpf_map_lookup_elem(&sites, &key))
+		return key;
+	if (bpf_map_update_elem(&sites, &key, &zero, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&sites, &key)) {
+		count(slot, MW_C_LOST_SITES, 1);
+		return 0;
+	}
+	return key;
+}
+
+static __always_inline void site_add(__u64 key, __s64 bytes, __s64 blocks)
+{
+	struct mw_site *s;
+
+	if (!want_sites || !key || !(s = bpf_map_lookup_elem(&sites, &key)))
+		return;
+	__sync_fetch_and_add(&s->live_bytes, bytes);
+	__sync_fetch_and_add(&s->live_blocks, blocks);
+	if (blocks > 0)
+		__sync_fetch_and_add(&s->allocs, 1);
+}
+
+static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge,
+					 __u64 site)
 {
 	struct mw_struct_stats *ss;
 
 	count2(slot, MW_C_ALLOC_CALLS, 1, MW_C_ALLOC_BYTES, size);
 	if (charge && (ss = sstats(slot, charge - 1)))
 		ss->alloc_bytes += size;
+	site_add(site, (__s64)size, 1);
 }
 
+static __always_inline void block_gone(__u32 slot, struct mw_block *blk);
+
 static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
-				       __u32 charge)
+				       __u32 charge, __u64 ra)
 {
 	__u64 key = MW_BLOCK_KEY(slot, addr);
-	struct mw_block blk = { .size = size, .struct_id = charge };
-	struct mw_struct_stats *ss;
+	struct mw_block blk = { .size = size, .struct_id = charge,
+				.site = site_key(slot, ra) };
 	long err;
 
 	err = bpf_map_update_elem(&live, &key, &blk, BPF_NOEXIST);
 	if (err == -17 /* EEXIST: its free was never seen */) {
 		struct mw_block *old = bpf_map_lookup_elem(&live, &key);
+		struct mw_block gone;
 
 		count(slot, MW_C_LOST_UNPAIRED, 1);
 		if (old) {
-			count2(slot, MW_C_FREE_CALLS, 1, MW_C_FREE_BYTES, old->size);
-			if (old->struct_id && (ss = sstats(slot, old->struct_id - 1)))
-				ss->free_bytes += old->size;
+			gone = *old;
+			block_gone(slot, &gone);
 		}
 		err = bpf_map_update_elem(&live, &key, &blk, BPF_ANY);
 	}
@@ -205,7 +259,7 @@ static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
 		count(slot, MW_C_LOST_TABLE_FULL, 1);
 		return;
 	}
-	account_live(slot, size, charge);
+	account_live(slot, size, charge, blk.site);
 }
 
 static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
@@ -215,6 +269,7 @@ static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
 	count2(slot, MW_C_FREE_CALLS, 1, MW_C_FREE_BYTES, blk->size);
 	if (blk->struct_id && (ss = sstats(slot, blk->struct_id - 1)))
 		ss->free_bytes += blk->size;
+	site_add(blk->site, -(__s64)blk->size, -1);
 }
 
 /* Takes @addr out of the table into @out; returns false if untracked. */
@@ -244,7 +299,7 @@ static __always_inline void block_resize(__u32 slot, __u64 addr, __u64 size)
 	old = *blk;
 	blk->size = size;
 	block_gone(slot, &old);
-	account_live(slot, size, old.struct_id);
+	account_live(slot, size, old.struct_id, old.site);
 }
 
 static __always_inline void block_free(__u32 slot, __u64 addr)
@@ -369,6 +424,8 @@ int alloc_enter(struct pt_regs *ctx)
 		prune_scopes(t, sp, c.slot);
 		c.charge = innermost_insert(t);
 	}
+	if (want_sites)	/* the return address, on top of the stack at entry */
+		bpf_probe_read_user(&c.site, sizeof(c.site), (void *)sp);
 	c.sp = sp;
 	c.start_ns = bpf_ktime_get_ns();
 	t->call = c;
@@ -398,7 +455,7 @@ static __always_inline void realloc_return(struct mw_call *c, __u64 ret)
 		}
 	}
 	if (ret)	/* realloc(p, 0) returned NULL: p was freed, nothing new */
-		block_live(c->slot, ret, c->size, charge);
+		block_live(c->slot, ret, c->size, charge, c->site);
 }
 
 SEC("uretprobe")
@@ -451,7 +508,7 @@ int alloc_return(struct pt_regs *ctx)
 		count(c.slot, MW_C_FAILED_CALLS, 1);
 		return 0;
 	}
-	block_live(c.slot, ret, c.size, c.charge);
+	block_live(c.slot, ret, c.size, c.charge, c.site);
 	return 0;
 }
 
@@ -486,6 +543,25 @@ static __always_inline void struct_apply(__u32 slot, __u64 cookie, __s64 d)
 	}
 }
 
+/* One more call of structure @id's insert from the site it returns to. */
+static __always_inline void count_insert_site(__u32 slot, __u32 id, __u64 sp)
+{
+	struct mw_insert_site_key key = { .struct_id = id };
+	__u64 one = 1, ra = 0, *calls;
+
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)sp) || !ra)
+		return;
+	key.site = MW_BLOCK_KEY(slot, ra);
+	calls = bpf_map_lookup_elem(&insert_sites, &key);
+	if (calls)
+		__sync_fetch_and_add(calls, 1);
+	else if (bpf_map_update_elem(&insert_sites, &key, &one, BPF_NOEXIST) &&
+		 (calls = bpf_map_lookup_elem(&insert_sites, &key)))
+		__sync_fetch_and_add(calls, 1);	/* another CPU made it first */
+	else if (!bpf_map_lookup_elem(&insert_sites, &key))
+		count(slot, MW_C_LOST_SITES, 1);
+}
+
 SEC("uprobe")
 int struct_enter(struct pt_regs *ctx)
 {
@@ -494,6 +570,8 @@ int struct_enter(struct pt_regs *ctx)
 	__u32 slot = MW_COOKIE_SLOT(cookie), n;
 	struct mw_thread *t;
 
+	if (want_sites && !(cookie & MW_SF_REMOVE))
+		count_insert_site(slot, MW_SF_ID(cookie), sp);
 	if (!(cookie & MW_SF_RETPROBE)) {
 		struct_apply(slot, cookie, arg_delta(ctx, MW_SF_DELTA(cookie)));
 		return 0;

@@ -75,6 +75,7 @@ enum mw_counter {
 	MW_C_LOST_UNPAIRED,	/* entries whose return was never seen */
 	MW_C_LOST_SCOPES,	/* insert calls nested deeper than MW_MAX_SCOPES */
 	MW_C_EXECS,		/* the target ran execve: new program image */
+	MW_C_LOST_SITES,	/* allocations not attributed: site table full */
 	MW_C__COUNT,
 };
 
@@ -104,6 +105,26 @@ struct mw_struct_stats {
 struct mw_block {
 	__u64 size : 48;	/* requested bytes */
 	__u64 struct_id : 16;	/* 0: none, else structure id + 1 */
+	__u64 site;		/* MW_BLOCK_KEY(slot, call site), 0: none */
+};
+
+/*
+ * Allocation sites (with --top, --folded or -f table): the address the
+ * outermost allocator call returns to, read from the stack at entry. Keyed
+ * like blocks, MW_BLOCK_KEY(slot, return address); updated atomically.
+ */
+#define MW_MAX_SITES		16384
+struct mw_site {
+	__s64 live_bytes;
+	__s64 live_blocks;
+	__u64 allocs;		/* blocks allocated there since attach */
+};
+
+/* Who grows a structure: calls of its insert functions by call site. */
+struct mw_insert_site_key {
+	__u64 site;		/* MW_BLOCK_KEY(slot, return address) */
+	__u32 struct_id;
+	__u32 pad;
 };
 
 #endif /* MEMWATCH_H */

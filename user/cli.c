@@ -16,10 +16,12 @@
 #include "config.h"
 #include "http.h"
 #include "log.h"
+#include "sites.h"
 
 enum {
 	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
+	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS,
 };
 
 static const struct option long_opts[] = {
@@ -39,6 +41,9 @@ static const struct option long_opts[] = {
 	{ "max-live-blocks",	required_argument, NULL, OPT_MAX_LIVE },
 	{ "allocator",		required_argument, NULL, OPT_ALLOCATOR },
 	{ "probe-entry",	no_argument,	   NULL, OPT_PROBE_ENTRY },
+	{ "folded",		required_argument, NULL, OPT_FOLDED },
+	{ "top",		required_argument, NULL, OPT_TOP },
+	{ "leak-intervals",	required_argument, NULL, OPT_LEAK_INTERVALS },
 	{ "floor",		no_argument,	   NULL, OPT_FLOOR },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
@@ -53,14 +58,23 @@ static const char usage_text[] =
 "  -i, --interval SECONDS    sampling period, > 0, fractional allowed (1)\n"
 "  -n, --count N             exit after N rows per process\n"
 "  -o, --output PATH         write the feed to PATH instead of stdout\n"
-"  -f, --format FORMAT       csv (default) or openmetrics: one exposition per\n"
-"                            interval; to a file, replaced atomically\n"
+"  -f, --format FORMAT       csv (default), openmetrics (one exposition per\n"
+"                            interval; to a file, replaced atomically), or\n"
+"                            table (a view for people, redrawn each interval)\n"
 "  -l, --listen [ADDR:]PORT  serve /metrics over HTTP (ADDR: 127.0.0.1)\n"
 "  -c, --config FILE         structures from FILE (see README), with the\n"
 "                            same meaning as the options below\n"
 "      --max-live-blocks N   size of the live-block table (1048576)\n"
 "      --allocator WHICH     auto (default: the one malloc binds to), glibc,\n"
 "                            jemalloc, tcmalloc, mimalloc, or an object's PATH\n"
+"\n"
+"Allocation sites (tracked with any of these, or -f table):\n"
+"      --top N               list the N sites holding most (10)\n"
+"      --folded PATH         live bytes by site as folded stacks, rewritten\n"
+"                            each interval (for flame-graph tools)\n"
+"      --leak-intervals K    flag sites that grew in each of the last K\n"
+"                            intervals as leak suspects (5)\n"
+"\n"
 "      --probe-entry         probe functions at their first instruction, even\n"
 "                            where a later one is equivalent and cheaper\n"
 "      --floor               benchmark only: empty programs at the same probes\n"
@@ -237,8 +251,10 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 			o->format = MW_FORMAT_CSV;
 		else if (!strcmp(arg, "openmetrics"))
 			o->format = MW_FORMAT_OPENMETRICS;
+		else if (!strcmp(arg, "table"))
+			o->format = MW_FORMAT_TABLE;
 		else
-			return usage_error("--format '%s': use csv or openmetrics", arg);
+			return usage_error("--format '%s': use csv, openmetrics or table", arg);
 		return 0;
 	case 'l': {
 		struct sockaddr_storage ss;
@@ -246,8 +262,9 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		char why[300], msg[400];
 
 		if (http__parse_listen(arg, &ss, &len, why, sizeof(why))) {
-			snprintf(msg, sizeof(msg), "--listen '%%s': %s", why);
-			return usage_error(msg, arg);
+			/* @why quotes the host: data, never a format */
+			snprintf(msg, sizeof(msg), "'%s': %s", arg, why);
+			return usage_error("--listen %s", msg);
 		}
 		o->listen = arg;
 		return 0;
@@ -278,6 +295,22 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		return 0;
 	case OPT_NO_HEAP:
 		o->no_heap = true;
+		return 0;
+	case OPT_FOLDED:
+		if (!*arg)
+			return usage_error("--folded needs a path", NULL);
+		o->folded = arg;
+		return 0;
+	case OPT_TOP:
+		if (cli__parse_u64(arg, 1, 1000, &v))
+			return usage_error("--top '%s': from 1 to 1000 sites", arg);
+		o->top = (int)v;
+		o->top_given = true;
+		return 0;
+	case OPT_LEAK_INTERVALS:
+		if (cli__parse_u64(arg, 1, MW_MAX_LEAK_INTERVALS, &v))
+			return usage_error("--leak-intervals '%s': from 1 to 60", arg);
+		o->leak_intervals = (int)v;
 		return 0;
 	case OPT_PROBE_ENTRY:
 		o->probe_entry = true;
@@ -361,6 +394,8 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	o->interval_s = 1.0;
 	o->max_live_blocks = MW_DEFAULT_LIVE_BLOCKS;
 	o->allocator = "auto";
+	o->top = 10;
+	o->leak_intervals = 5;
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:i:n:o:f:l:c:hV", long_opts, NULL)) != -1) {

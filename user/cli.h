@@ -37,6 +37,10 @@ struct mw_options {
 	const char *output;		/* NULL: stdout */
 	enum mw_format format;
 	const char *listen;		/* -l [ADDR:]PORT, NULL: no HTTP */
+	const char *folded;		/* --folded PATH */
+	int top;			/* --top N sites listed (10) */
+	bool top_given;
+	int leak_intervals;		/* --leak-intervals K (5) */
 	uint32_t max_live_blocks;
 	bool no_heap;
 	bool probe_entry;		/* never move probes past the entry */

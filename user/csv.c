@@ -27,6 +27,7 @@ static const struct {
 	{ "lost_table_full",		MW_C_LOST_TABLE_FULL },
 	{ "lost_unpaired",		MW_C_LOST_UNPAIRED },
 	{ "lost_scopes",		MW_C_LOST_SCOPES },
+	{ "lost_sites",			MW_C_LOST_SITES },
 };
 #define NHEAP (sizeof(heap_cols) / sizeof(heap_cols[0]))
 
@@ -53,6 +54,8 @@ int csv__write_header(FILE *f, const struct mw_layout *l)
 	for (size_t i = 0; i < NHEAP; i++)
 		fprintf(f, ",%s", heap_cols[i].name);
 	fputs(",lost_missed_probes,rss_bytes", f);
+	if (l->sites)
+		fputs(",sites,leak_suspect_sites", f);
 	for (int i = 0; i < l->nstructs; i++) {
 		const char *n = l->structs[i].name;
 
@@ -89,12 +92,15 @@ int csv__write_row(FILE *f, const struct mw_layout *l,
 		int c = heap_cols[i].counter;
 
 		/* lost counters for structures stay meaningful without heap */
-		if (c == MW_C_LOST_UNPAIRED || c == MW_C_LOST_SCOPES)
+		if (c == MW_C_LOST_UNPAIRED || c == MW_C_LOST_SCOPES || c == MW_C_LOST_SITES)
 			fprintf(f, ",%" PRIu64, s->c[c]);
 		else
 			heap_field(f, l, s, c);
 	}
 	fprintf(f, ",%" PRIu64 ",%" PRIu64, s->lost_missed, s->rss_bytes);
+	if (l->sites)
+		fprintf(f, ",%zu,%zu", s->sites ? s->sites->nrows : 0,
+			s->sites ? s->sites->suspects : 0);
 	for (int i = 0; i < l->nstructs; i++) {
 		const struct mw_struct_sample *ss = &s->s[i];
 

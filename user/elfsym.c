@@ -262,3 +262,25 @@ int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len)
 {
 	return build_id_of(e->elf, buf, len);
 }
+
+const struct mw_sym *elfsym__at_offset(const struct mw_elf *e, uint64_t offset,
+				       uint64_t *into)
+{
+	const struct mw_sym *best = NULL;
+
+	for (size_t i = 0; i < e->nsyms; i++) {
+		const struct mw_sym *s = &e->syms[i];
+
+		if (!s->offset || s->offset > offset)
+			continue;
+		if (s->size && offset - s->offset >= s->size)
+			continue;
+		/* sized symbols win over unsized ones; then the nearest */
+		if (!best || (s->size && !best->size) ||
+		    (!!s->size == !!best->size && s->offset > best->offset))
+			best = s;
+	}
+	if (best)
+		*into = offset - best->offset;
+	return best;
+}

@@ -33,6 +33,10 @@ size_t elfsym__count(const struct mw_elf *e);
 const struct mw_sym *elfsym__at(const struct mw_elf *e, size_t i);
 /* A defined function named exactly @name (.symtab first); NULL if none. */
 const struct mw_sym *elfsym__find(const struct mw_elf *e, const char *name);
+/* The function containing file offset @offset (a code address in the
+ * object, as mapped), and the distance into it; NULL if none. */
+const struct mw_sym *elfsym__at_offset(const struct mw_elf *e, uint64_t offset,
+				       uint64_t *into);
 /* The GNU build-id as lowercase hex in @buf; 0, or -ENOENT if none. */
 int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len);
 /* Adopts the symbols of @debug (a separate debug file of @e), converting

@@ -76,6 +76,7 @@ static const struct {
 	{ "table_full", MW_C_LOST_TABLE_FULL },
 	{ "unpaired", MW_C_LOST_UNPAIRED },
 	{ "scopes", MW_C_LOST_SCOPES },
+	{ "sites", MW_C_LOST_SITES },
 	{ "missed_probes", -1 },
 };
 
@@ -177,6 +178,77 @@ static void target_samples(FILE *f, const struct family *fam,
 	}
 }
 
+/* Label values are symbol names here: escape them as both formats say. */
+static void escape(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in && o + 3 < len; in++) {
+		if (*in == '\\' || *in == '"') {
+			out[o++] = '\\';
+			out[o++] = *in;
+		} else if (*in == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else {
+			out[o++] = *in;
+		}
+	}
+	out[o] = '\0';
+}
+
+static const struct {
+	const char *name, *help, *unit;
+	bool counter;
+} site_families[] = {
+	{ "memwatch_site_live_bytes", "Live bytes allocated at a call site (top N sites).", "bytes", false },
+	{ "memwatch_site_live_allocations", "Live blocks allocated at a call site (top N sites).", NULL, false },
+	{ "memwatch_site_leak_suspect", "1 if the site's live bytes grew in each of the last K intervals.", NULL, false },
+	{ "memwatch_struct_insert_site_calls", "Calls of a structure's insert functions by call site (top N).", NULL, true },
+};
+
+/* The top N sites of each target, and who grows each structure. */
+static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
+			 const struct mw_snapshot *const *snaps, int n)
+{
+	char site[512], labels[700];
+
+	for (size_t k = 0; k < sizeof(site_families) / sizeof(site_families[0]); k++) {
+		struct family fam = { .name = site_families[k].name,
+				      .counter = site_families[k].counter,
+				      .unit = site_families[k].unit,
+				      .help = site_families[k].help };
+
+		if (k == 3 && !l->nstructs)
+			continue;
+		header(f, fmt, &fam);
+		for (int t = 0; t < n; t++) {
+			const struct mw_sites *s = snaps[t]->sites;
+
+			if (!s)
+				continue;
+			if (k == 3) {
+				for (size_t i = 0; i < s->nins && i < (size_t)l->top; i++) {
+					escape(s->ins[i].name, site, sizeof(site));
+					snprintf(labels, sizeof(labels), "pid=\"%d\",struct=\"%s\",site=\"%s\"",
+						 (int)snaps[t]->pid, l->structs[s->ins[i].struct_id].name, site);
+					sample(f, &fam, labels, (int64_t)s->ins[i].calls);
+				}
+				continue;
+			}
+			for (size_t i = 0; i < s->nrows && i < (size_t)l->top; i++) {
+				const struct mw_site_row *r = &s->rows[i];
+
+				escape(r->name, site, sizeof(site));
+				snprintf(labels, sizeof(labels), "pid=\"%d\",site=\"%s\"",
+					 (int)snaps[t]->pid, site);
+				sample(f, &fam, labels, k == 0 ? r->live_bytes :
+					       k == 1 ? r->live_blocks : r->suspect);
+			}
+		}
+	}
+}
+
 int expo__write(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 		const struct mw_snapshot *const *snaps, int n)
 {
@@ -189,6 +261,8 @@ int expo__write(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 		for (int t = 0; t < n; t++)
 			target_samples(f, fam, l, snaps[t]);
 	}
+	if (l->sites)
+		site_samples(f, fmt, l, snaps, n);
 	if (fmt == MW_EXPO_OPENMETRICS)
 		fputs("# EOF\n", f);
 	if (fflush(f) || ferror(f))

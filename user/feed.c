@@ -60,6 +60,7 @@ int feed__open(struct mw_feed *f, enum mw_format fmt, const char *path,
 	f->path = path;
 	f->layout = layout;
 	f->out = stdout;
+	f->table.tty = !path && isatty(STDOUT_FILENO);
 	if (!path)
 		return 0;
 	if (fmt == MW_FORMAT_OPENMETRICS) {
@@ -116,6 +117,8 @@ int feed__write(struct mw_feed *f, const struct mw_snapshot *const *fresh,
 
 	if (f->format == MW_FORMAT_OPENMETRICS) {
 		err = write_exposition(f, all, nall);
+	} else if (f->format == MW_FORMAT_TABLE) {
+		err = table__write(f->out, &f->table, f->layout, all, nall);
 	} else {
 		for (int i = 0; i < nfresh && !err; i++)
 			err = csv__write_row(f->out, f->layout, fresh[i]);

@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include "cli.h"
 #include "snapshot.h"
+#include "table.h"
 
 struct mw_feed {
 	enum mw_format format;
 	const char *path;		/* NULL: stdout */
 	FILE *out;			/* the stream, except OpenMetrics to a file */
 	const struct mw_layout *layout;
+	struct mw_table table;		/* -f table: what it showed last */
 };
 
 /* Opens the output (never following a symlink planted at PATH). 0, or -1

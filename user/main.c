@@ -30,6 +30,7 @@
 #include "probes.h"
 #include "procmaps.h"
 #include "sampler.h"
+#include "folded.h"
 #include "structs.h"
 #include "target.h"
 
@@ -46,6 +47,7 @@ struct mw_session {
 	struct mw_http *http;
 	struct mw_snapshot last[MW_MAX_TARGETS];	/* latest of each target */
 	bool sampled[MW_MAX_TARGETS];
+	struct mw_sites sites[MW_MAX_TARGETS];
 	bool exec_seen[MW_MAX_TARGETS];	/* re-attach after this row */
 	int sigfd;
 	uint64_t rows;			/* intervals written */
@@ -73,6 +75,10 @@ static int open_targets(struct mw_session *s)
 		if (target__open(&s->targets[i], s->opts.pids[i], (uint32_t)i))
 			return -1;
 		s->ntargets++;
+		if (sites__init(&s->sites[i], &s->targets[i], s->opts.leak_intervals)) {
+			mw_err("out of memory");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -89,6 +95,7 @@ static int load_bpf(struct mw_session *s)
 	bpf_map__set_max_entries(s->skel->maps.live, s->opts.max_live_blocks);
 	attach__prepare(s->skel);
 	s->skel->rodata->have_structs = s->opts.nstructs > 0;
+	s->skel->rodata->want_sites = s->layout.sites;
 	err = memwatch_bpf__load(s->skel);
 	if (err) {
 		mw_err("cannot load the BPF programs: %s; memwatch needs Linux 6.6 or later with BTF (/sys/kernel/btf/vmlinux); MEMWATCH_DEBUG=1 shows the verifier log",
@@ -267,6 +274,14 @@ static int emit(struct mw_session *s, int only)
 			return -1;
 		}
 		s->sampled[i] = true;
+		if (s->layout.sites) {
+			err = sites__sample(&s->sites[i], s->skel, s->targets[i].slot);
+			if (err) {
+				mw_err("cannot read the allocation sites: %s", strerror(-err));
+				return -1;
+			}
+			s->last[i].sites = &s->sites[i];
+		}
 		if (s->last[i].c[MW_C_EXECS])
 			s->exec_seen[i] = true;
 		warn_inexact(s, i, &s->last[i]);
@@ -277,6 +292,8 @@ static int emit(struct mw_session *s, int only)
 		if (s->sampled[i])
 			all[nall++] = &s->last[i];
 	if (feed__write(&s->feed, fresh, nfresh, all, nall))
+		return -1;
+	if (s->opts.folded && folded__write(s->opts.folded, all, nall))
 		return -1;
 	if (s->http && publish(s, all, nall))
 		return -1;
@@ -385,8 +402,10 @@ static void cleanup(struct mw_session *s)
 	bpf_link__destroy(s->exec_link);
 	sampler__free(&s->sampler);
 	memwatch_bpf__destroy(s->skel);
-	for (int i = 0; i < s->ntargets; i++)
+	for (int i = 0; i < s->ntargets; i++) {
 		target__close(&s->targets[i]);
+		sites__free(&s->sites[i]);
+	}
 	http__stop(s->http);
 	feed__close(&s->feed);
 	cli__free(&s->opts);
@@ -402,7 +421,13 @@ int main(int argc, char **argv)
 	err = cli__parse(argc, argv, &s.opts);
 	if (err)
 		return err > 0 ? MW_EXIT_OK : MW_EXIT_USAGE;
-	s.layout = (struct mw_layout){ s.opts.structs, s.opts.nstructs, !s.opts.no_heap };
+	s.layout = (struct mw_layout){
+		.structs = s.opts.structs, .nstructs = s.opts.nstructs,
+		.heap = !s.opts.no_heap, .top = s.opts.top,
+		/* sites cost a stack read per call: only when asked for */
+		.sites = !s.opts.no_heap && (s.opts.top_given || s.opts.folded ||
+					     s.opts.format == MW_FORMAT_TABLE),
+	};
 	libbpf_set_print(libbpf_quiet);
 
 	/* 1. privileges, targets and output, before touching the kernel */

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include "cli.h"
 #include "memwatch.h"
+#include "sites.h"
 
 struct mw_struct_sample {
 	int64_t elements;	/* net change since attach */
@@ -30,6 +31,7 @@ struct mw_snapshot {
 	uint64_t rss_bytes;
 	int nstructs;
 	struct mw_struct_sample s[MW_MAX_STRUCTS];
+	const struct mw_sites *sites;	/* NULL unless sites are tracked */
 };
 
 /* What every row of a feed holds: fixed at start, before the header. */
@@ -37,6 +39,8 @@ struct mw_layout {
 	const struct mw_struct_spec *structs;
 	int nstructs;
 	bool heap;		/* allocator probes attached */
+	bool sites;		/* allocation sites tracked */
+	int top;		/* sites listed */
 };
 
 #endif

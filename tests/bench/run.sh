@@ -7,6 +7,7 @@
 #   untraced        no tracer
 #   memwatch        heap mode (memwatch -p PID)
 #   floor           empty BPF programs at memwatch's probe points (--floor)
+#   sites           memwatch tracking allocation sites (--top 10)
 #   entry-probes    memwatch with every probe at the function's first
 #                   instruction (--probe-entry): what probe placement saves
 #   no-heap         memwatch --no-heap with a structure (the loop calls no
@@ -67,6 +68,7 @@ tracer() {
 	untraced) TRACER=; return 0 ;;
 	memwatch) $MW -p "$pid" -i 1 -o "$out" 2>"$TMP/err" & ;;
 	floor) $MW -p "$pid" -i 1 --floor -o "$out" 2>"$TMP/err" & ;;
+	sites) $MW -p "$pid" -i 1 --top 10 -o "$out" 2>"$TMP/err" & ;;
 	entry-probes) $MW -p "$pid" -i 1 --probe-entry -o "$out" 2>"$TMP/err" & ;;
 	no-heap) $MW -p "$pid" -i 1 --no-heap --struct registry \
 			--insert registry_add -o "$out" 2>"$TMP/err" & ;;
@@ -108,7 +110,7 @@ measure() {
 	stop_loop
 }
 
-modes="untraced memwatch floor entry-probes no-heap"
+modes="untraced memwatch floor sites entry-probes no-heap"
 command -v bpftrace >/dev/null && modes="$modes bpftrace"
 command -v memleak-bpfcc >/dev/null && modes="$modes bcc-memleak"
 declare -A runs

@@ -19,7 +19,7 @@
 #define FIXED_HEADER "timestamp,pid,heap_live_bytes,heap_live_allocations," \
 	"heap_alloc_calls,heap_alloc_bytes,heap_free_calls,heap_free_bytes," \
 	"heap_failed_calls,heap_untracked_frees,lost_table_full,lost_unpaired," \
-	"lost_scopes,lost_missed_probes,rss_bytes"
+	"lost_scopes,lost_sites,lost_missed_probes,rss_bytes"
 
 /* A has --size 48 (so an estimate column), B has none. */
 static const struct mw_struct_spec two_structs[] = {
@@ -271,6 +271,7 @@ Test(csv, row__heap__values_under_their_columns)
 	expect_counter(&h, &r, "lost_table_full", MW_C_LOST_TABLE_FULL);
 	expect_counter(&h, &r, "lost_unpaired", MW_C_LOST_UNPAIRED);
 	expect_counter(&h, &r, "lost_scopes", MW_C_LOST_SCOPES);
+	expect_counter(&h, &r, "lost_sites", MW_C_LOST_SITES);
 	expect_col(&h, &r, "lost_missed_probes", "31337");
 	expect_col(&h, &r, "rss_bytes", "8192000");
 	expect_col(&h, &r, "A_elements", "501");

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_sites.c - where the memory comes from: sites in the executable and
+ * in a shared library with their exact live bytes, who grows a structure,
+ * leak suspects, folded stacks, and the table view under a terminal.
+ */
+#include <criterion/criterion.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "session.h"
+
+static const char *const sites_target[] = { TARGET("sites_target"), NULL };
+
+/* The value of the sample of @family whose site label starts with @site
+ * in the last whole exposition of @text; -1 if none. */
+static long long om_value(const char *text, const char *family, const char *site)
+{
+	char pat[256];
+	const char *p, *last = NULL;
+	long long v = -1;
+
+	snprintf(pat, sizeof(pat), "%s{", family);
+	for (p = text; (p = strstr(p, pat)); p++)
+		if (strstr(p, site) && strstr(p, site) < strchr(p, '}'))
+			last = p;
+	if (last)
+		sscanf(strchr(last, '}') + 1, " %lld", &v);
+	return v;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[1 << 20];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	cr_assert(f, "read %s", path);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+Test(sites, top_sites_symbols_and_bytes__equal_target_tally, .timeout = 120)
+{
+	char dir[] = "/tmp/memwatch-sites-XXXXXX", om[256], folded[256], *text, reply[512];
+	struct session s;
+	long long sum = 0;
+
+	cr_assert(mkdtemp(dir), "temp dir");
+	snprintf(om, sizeof(om), "%s/feed.om", dir);
+	snprintf(folded, sizeof(folded), "%s/sites.folded", dir);
+	const char *extra[] = { "-f", "openmetrics", "-o", om, "--top", "5", "--folded", folded,
+				"--leak-intervals", "3", "-i", "0.3",
+				"--struct", "registry", "--insert", "registry_insert", NULL };
+	session_spawn(&s, sites_target, extra, false);
+	for (int i = 0; i < 100 && access(om, F_OK); i++)
+		usleep(50000);
+	snprintf(reply, sizeof(reply), "%s", session_command(&s, "run\n"));
+	/* grow_cache grows in every interval (every 0.1 s, intervals of
+	 * 0.3 s); nothing else does */
+	for (int i = 0; i < 15; i++) {
+		snprintf(reply, sizeof(reply), "%s", session_command(&s, "grow\n"));
+		usleep(100000);
+	}
+	text = slurp(om);
+	cr_expect_eq(om_value(text, "memwatch_site_leak_suspect", "site=\"grow_cache+"), 1,
+		     "a site that grew in each of the last 3 intervals is a leak suspect");
+	cr_expect_eq(om_value(text, "memwatch_site_leak_suspect", "site=\"make_buffers+"), 0,
+		     "a site that does not grow is not");
+	usleep(1500000);	/* growth stopped: the figures settle */
+	text = slurp(om);
+	cr_expect_eq(om_value(text, "memwatch_site_leak_suspect", "site=\"grow_cache+"), 0,
+		     "once it stops growing, no longer a suspect");
+	cr_expect_eq(om_value(text, "memwatch_site_live_bytes", "site=\"grow_cache+"),
+		     reply_int(reply, "grow_cache"), "grow_cache's site holds what the target kept there (%s)", reply);
+	cr_expect_eq(om_value(text, "memwatch_site_live_bytes", "site=\"make_buffers+"),
+		     reply_int(reply, "make_buffers"), "make_buffers' site, exact");
+	cr_expect_eq(om_value(text, "memwatch_site_live_bytes", "site=\"lib_alloc+"),
+		     reply_int(reply, "lib_alloc"), "a site in the shared library, exact");
+	cr_expect(strstr(text, "(libsites.so)\""), "the library site names its object");
+	cr_expect_eq(om_value(text, "memwatch_struct_insert_site_calls_total", "site=\"path_a+"),
+		     reply_int(reply, "path_a"), "registry grown from path_a: the target's count");
+	cr_expect_eq(om_value(text, "memwatch_struct_insert_site_calls_total", "site=\"path_b+"),
+		     reply_int(reply, "path_b"), "and from path_b");
+
+	/* folded: frame[;frame...] SPACE integer, and the bytes add up */
+	{
+		regex_t re;
+		char *line, *save = NULL, *f = strdup(slurp(folded));
+		int lines = 0;
+
+		cr_assert_eq(regcomp(&re, "^[^ ;][^;]*(;[^;]+)* [0-9]+$", REG_EXTENDED | REG_NOSUB), 0, "regex");
+		for (line = strtok_r(f, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			cr_expect_eq(regexec(&re, line, 0, NULL, 0), 0, "a folded line: [%s]", line);
+			sum += atoll(strrchr(line, ' ') + 1);
+			lines++;
+		}
+		regfree(&re);
+		free(f);
+		cr_expect_geq(lines, 3, "a line per live site");
+		cr_expect_eq(sum, reply_int(reply, "grow_cache") + reply_int(reply, "make_buffers") +
+				  reply_int(reply, "lib_alloc"),
+			     "folded bytes add up to the target's live bytes");
+	}
+	session_stop(&s);
+	snprintf(reply, sizeof(reply), "rm -rf %s", dir);
+	cr_expect_eq(system(reply), 0, "clean up");
+}
+
+/* The view for people, on a pseudo-terminal (script(1) gives it one). */
+Test(sites, table_view_on_a_terminal__expected_rows, .timeout = 60)
+{
+	char cmd[512], out[] = "/tmp/memwatch-table-XXXXXX", *text;
+	struct proc target;
+	int fd = mkstemp(out);
+
+	cr_assert_geq(fd, 0, "temp file");
+	close(fd);
+	proc_spawn(&target, sites_target);
+	cr_assert(proc_line(&target, 5000), "target ready");
+	proc_send(&target, "run\n");
+	cr_assert(proc_line(&target, 30000), "target ran");	/* before attach: untracked */
+	snprintf(cmd, sizeof(cmd),
+		 "script -qfec '" MEMWATCH " -p %d -f table -i 0.3 -n 4 --struct registry "
+		 "--insert registry_insert' %s > /dev/null", (int)target.pid, out);
+	FILE *p = popen(cmd, "w");
+	cr_assert(p, "script runs");
+	usleep(400000);
+	proc_send(&target, "run\n");
+	cr_assert(proc_line(&target, 30000), "target ran again");
+	cr_expect_eq(pclose(p), 0, "memwatch -f table -n 4 ends with 0 under a terminal");
+	text = slurp(out);
+	cr_expect(strstr(text, "\033[H\033[2J"), "the screen is redrawn in place on a terminal");
+	cr_expect(strstr(text, "heap   live"), "the heap summary row");
+	cr_expect(strstr(text, "STRUCTURE") && strstr(text, "registry"), "the structure rows");
+	cr_expect(strstr(text, "make_buffers+0x") && strstr(text, "(sites_target)"),
+		  "top sites, symbolized");
+	cr_expect(strstr(text, "lib_alloc+0x") && strstr(text, "(libsites.so)"), "a library site");
+	cr_expect(strstr(text, "STRUCTURE GROWN BY") && strstr(text, "path_a+0x"),
+		  "who grows the structure");
+	proc_send(&target, "quit\n");
+	proc_wait(&target, 5000);
+	unlink(out);
+}

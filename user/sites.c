@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sites.c - per-site figures from the BPF maps, read in batches once per
+ * interval. A site is a leak suspect when its live bytes grew in each of
+ * the last K intervals: steady growth, not a burst.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "memwatch.h"
+#include "memwatch.skel.h"
+#include "sites.h"
+#include "symbolize.h"
+
+#define MW_BATCH 1024
+
+int sites__init(struct mw_sites *s, const struct mw_target *t, int leak_intervals)
+{
+	memset(s, 0, sizeof(*s));
+	s->leak_intervals = leak_intervals;
+	return symbolizer__new(&s->sym, t);
+}
+
+void sites__free(struct mw_sites *s)
+{
+	symbolizer__free(s->sym);
+	free(s->rows);
+	free(s->ins);
+	free(s->hist);
+	memset(s, 0, sizeof(*s));
+}
+
+static int by_live_bytes(const void *a, const void *b)
+{
+	const struct mw_site_row *x = a, *y = b;
+
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes < y->live_bytes ? 1 : -1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct mw_insert_row *x = a, *y = b;
+
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Every entry of a hash map, in batches: @keys/@vals grow as needed. */
+static int read_all(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_t *n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u64 batch = 0;
+	size_t cap = 0;
+	bool first = true;
+	int err;
+
+	*n = 0;
+	for (;;) {
+		__u32 count = MW_BATCH;
+
+		if (*n + MW_BATCH > cap) {
+			void *nk, *nv;
+
+			cap = *n + MW_BATCH * 2;
+			nk = realloc(*keys, cap * ksz);
+			nv = nk ? realloc(*vals, cap * vsz) : NULL;
+			if (nk)
+				*keys = nk;
+			if (!nv)
+				return -ENOMEM;
+			*vals = nv;
+		}
+		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch,
+					   (char *)*keys + *n * ksz, (char *)*vals + *n * vsz,
+					   &count, &opts);
+		first = false;
+		*n += count;
+		if (err)
+			return errno == ENOENT ? 0 : -errno;
+	}
+}
+
+/* Appends this interval's live bytes to the site's history; returns
+ * whether they grew in each of the last K intervals. */
+static bool watch(struct mw_sites *s, uint64_t addr, int64_t bytes)
+{
+	struct mw_history *h = NULL;
+	int k = s->leak_intervals;
+
+	for (size_t i = 0; i < s->nhist && !h; i++)
+		if (s->hist[i].addr == addr)
+			h = &s->hist[i];
+	if (!h) {
+		struct mw_history *nv = realloc(s->hist, (s->nhist + 1) * sizeof(*nv));
+
+		if (!nv)
+			return false;
+		s->hist = nv;
+		h = &s->hist[s->nhist++];
+		memset(h, 0, sizeof(*h));
+		h->addr = addr;
+	}
+	h->seen = true;
+	if (h->n == k + 1) {
+		memmove(h->bytes, h->bytes + 1, (size_t)k * sizeof(h->bytes[0]));
+		h->n--;
+	}
+	h->bytes[h->n++] = bytes;
+	if (h->n < k + 1)
+		return false;
+	for (int i = 1; i <= k; i++)
+		if (h->bytes[i] <= h->bytes[i - 1])
+			return false;
+	return true;
+}
+
+static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t slot)
+{
+	struct mw_site *vals = NULL;
+	__u64 *keys = NULL;
+	size_t n, m = 0;
+	int err;
+
+	err = read_all(bpf_map__fd(skel->maps.sites), sizeof(*keys), sizeof(*vals),
+		       (void **)&keys, (void **)&vals, &n);
+	free(s->rows);
+	s->rows = err ? NULL : calloc(n ? n : 1, sizeof(*s->rows));
+	if (!err && !s->rows)
+		err = -ENOMEM;
+	s->suspects = 0;
+	for (size_t i = 0; !err && i < n; i++) {
+		struct mw_site_row *r = &s->rows[m];
+
+		if (MW_BLOCK_KEY_SLOT(keys[i]) != slot)
+			continue;
+		r->addr = keys[i] & ((1ull << MW_KEY_SLOT_SHIFT) - 1);
+		r->live_bytes = vals[i].live_bytes;
+		r->live_blocks = vals[i].live_blocks;
+		r->allocs = vals[i].allocs;
+		r->suspect = watch(s, r->addr, r->live_bytes);
+		s->suspects += r->suspect;
+		r->name = symbolizer__name(s->sym, r->addr);
+		r->frame = symbolizer__frame(s->sym, r->addr);
+		m++;
+	}
+	s->nrows = m;
+	if (m)
+		qsort(s->rows, m, sizeof(*s->rows), by_live_bytes);
+	free(keys);
+	free(vals);
+	return err;
+}
+
+static int sample_inserts(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t slot)
+{
+	struct mw_insert_site_key *keys = NULL;
+	__u64 *vals = NULL;
+	size_t n, m = 0;
+	int err;
+
+	err = read_all(bpf_map__fd(skel->maps.insert_sites), sizeof(*keys), sizeof(*vals),
+		       (void **)&keys, (void **)&vals, &n);
+	free(s->ins);
+	s->ins = err ? NULL : calloc(n ? n : 1, sizeof(*s->ins));
+	if (!err && !s->ins)
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < n; i++) {
+		if (MW_BLOCK_KEY_SLOT(keys[i].site) != slot)
+			continue;
+		s->ins[m].addr = keys[i].site & ((1ull << MW_KEY_SLOT_SHIFT) - 1);
+		s->ins[m].struct_id = (int)keys[i].struct_id;
+		s->ins[m].calls = vals[i];
+		s->ins[m].name = symbolizer__name(s->sym, s->ins[m].addr);
+		m++;
+	}
+	s->nins = m;
+	if (m)
+		qsort(s->ins, m, sizeof(*s->ins), by_calls);
+	free(keys);
+	free(vals);
+	return err;
+}
+
+int sites__sample(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t slot)
+{
+	int err = sample_sites(s, skel, slot);
+
+	return err ? err : sample_inserts(s, skel, slot);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sites.h - where the memory comes from: live bytes and blocks per
+ * allocation site (the address an outermost allocator call returns to),
+ * ranked, named, and watched for steady growth; and which call sites grow
+ * each structure. Kept per target across intervals.
+ */
+#ifndef MW_SITES_H
+#define MW_SITES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "target.h"
+
+#define MW_MAX_LEAK_INTERVALS 60
+
+struct memwatch_bpf;
+struct mw_symbolizer;
+
+struct mw_site_row {
+	uint64_t addr;		/* return address in the target */
+	int64_t live_bytes, live_blocks;
+	uint64_t allocs;	/* blocks allocated there since attach */
+	bool suspect;		/* live bytes grew in each of the last K intervals */
+	const char *name;	/* "func+0x1a (obj)" */
+	const char *frame;	/* "obj`func", for folded stacks */
+};
+
+struct mw_insert_row {
+	uint64_t addr;
+	int struct_id;
+	uint64_t calls;
+	const char *name;
+};
+
+struct mw_history {
+	uint64_t addr;
+	int64_t bytes[MW_MAX_LEAK_INTERVALS + 1];	/* oldest first */
+	int n;
+	bool seen;		/* present in the latest sample */
+};
+
+struct mw_sites {
+	struct mw_symbolizer *sym;
+	int leak_intervals;	/* K */
+	struct mw_site_row *rows;	/* every site with blocks, most live bytes first */
+	size_t nrows;
+	struct mw_insert_row *ins;	/* structure insert call sites, most calls first */
+	size_t nins;
+	size_t suspects;
+	struct mw_history *hist;
+	size_t nhist;
+};
+
+int sites__init(struct mw_sites *s, const struct mw_target *t, int leak_intervals);
+void sites__free(struct mw_sites *s);
+/* Reads the target's sites from the BPF maps and ranks them. 0 or -errno. */
+int sites__sample(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t slot);
+
+#endif
