@@ -286,3 +286,34 @@ fuzz-regress: $(FUZZ_BINS)
 			>$(BUILD)/fuzz/fuzz-$$n.log 2>&1 || \
 			{ tail -n 40 $(BUILD)/fuzz/fuzz-$$n.log; exit 1; }; \
 	done
+
+# ---- glibc view ----
+# user/glibcview.c (mallinfo2's figures read from outside, issue 9) reads
+# the libc's DWARF with elfutils' libdw: Debian's libdw-dev to build, and
+# libc6-dbg at run time for the libc's debug file.
+LDLIBS += -ldw
+# tests/integration/test_glibcview.c links user sources, so it builds into
+# its own binary, not into integration_tests (whose recipe expands
+# INTEG_SRCS when it runs, after this line has filtered it).
+INTEG_SRCS := $(filter-out tests/integration/test_glibcview.c,$(INTEG_SRCS))
+GLIBCVIEW_TEST_SRCS := tests/integration/test_glibcview.c tests/integration/harness.c \
+		       user/glibcview.c user/procmaps.c
+
+.PHONY: glibcview-test
+
+$(BUILD)/glibcview_tests: $(GLIBCVIEW_TEST_SRCS) user/glibcview.h user/procmaps.h \
+			  tests/integration/harness.h | $(BUILD)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/integration $(GLIBCVIEW_TEST_SRCS) \
+		-lcriterion -ldw -lelf -o $@
+
+# the target without DWARF: no debug file exists for its build-id
+$(BUILD)/targets/mallinfo_target.nodebug: $(BUILD)/targets/mallinfo_target
+	$(call msg,STRIP,$@)
+	$(Q)objcopy --strip-debug $< $@
+
+# needs root (process_vm_readv on the targets) and libc6-dbg
+glibcview-test: $(BUILD)/glibcview_tests $(BUILD)/targets/mallinfo_target \
+		$(BUILD)/targets/mallinfo_target.nodebug
+	$(BUILD)/glibcview_tests --jobs 1
+# ---- end glibc view ----
