@@ -31,6 +31,35 @@ static const struct {
 };
 #define NHEAP (sizeof(heap_cols) / sizeof(heap_cols[0]))
 
+/* glibc's own figures, as mallinfo2 names them, read from outside */
+static const char *const glibc_cols[] = {
+	"glibc_arena_bytes", "glibc_in_use_bytes", "glibc_free_bytes",
+	"glibc_mmapped_bytes", "glibc_arenas", "glibc_free_chunks",
+	"glibc_fastbin_chunks", "glibc_fastbin_free_bytes", "glibc_mmapped_chunks",
+	"glibc_releasable_bytes", "glibc_mmap_threshold_bytes",
+	"glibc_trim_threshold_bytes", "glibc_fragmentation", "glibc_consistent",
+};
+#define NGLIBC (sizeof(glibc_cols) / sizeof(glibc_cols[0]))
+
+static void glibc_fields(FILE *f, const struct mw_snapshot *s)
+{
+	const struct mw_glibc_sample *g = &s->glibc;
+	const uint64_t v[] = {
+		g->arena, g->uordblks, g->fordblks, g->hblkhd, g->arenas, g->ordblks,
+		g->smblks, g->fsmblks, g->hblks, g->keepcost, g->mmap_threshold,
+		g->trim_threshold,
+	};
+
+	if (!s->has_glibc) {
+		for (size_t i = 0; i < NGLIBC; i++)
+			fputc(',', f);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		fprintf(f, ",%" PRIu64, v[i]);
+	fprintf(f, ",%.6f,%d", g->fragmentation, g->consistent ? 1 : 0);
+}
+
 void csv__timestamp(const struct timespec *ts, char *buf, size_t len)
 {
 	struct tm tm;
@@ -56,6 +85,8 @@ int csv__write_header(FILE *f, const struct mw_layout *l)
 	fputs(",lost_missed_probes,rss_bytes", f);
 	if (l->sites)
 		fputs(",sites,leak_suspect_sites", f);
+	for (size_t i = 0; l->glibc && i < NGLIBC; i++)
+		fprintf(f, ",%s", glibc_cols[i]);
 	for (int i = 0; i < l->nstructs; i++) {
 		const char *n = l->structs[i].name;
 
@@ -101,6 +132,8 @@ int csv__write_row(FILE *f, const struct mw_layout *l,
 	if (l->sites)
 		fprintf(f, ",%zu,%zu", s->sites ? s->sites->nrows : 0,
 			s->sites ? s->sites->suspects : 0);
+	if (l->glibc)
+		glibc_fields(f, s);
 	for (int i = 0; i < l->nstructs; i++) {
 		const struct mw_struct_sample *ss = &s->s[i];
 

@@ -249,6 +249,64 @@ static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 	}
 }
 
+static const struct {
+	const char *name, *help, *unit;
+	int field;		/* index into glibc_values() */
+} glibc_families[] = {
+	{ "memwatch_glibc_arena_bytes", "Bytes glibc took from the system for its arenas (mallinfo2 arena).", "bytes", 0 },
+	{ "memwatch_glibc_in_use_bytes", "Bytes in use in the arenas (mallinfo2 uordblks).", "bytes", 1 },
+	{ "memwatch_glibc_free_bytes", "Free bytes in the arenas (mallinfo2 fordblks).", "bytes", 2 },
+	{ "memwatch_glibc_mmapped_bytes", "Bytes in mmapped blocks (mallinfo2 hblkhd).", "bytes", 3 },
+	{ "memwatch_glibc_arenas", "Arenas in glibc's ring.", NULL, 4 },
+	{ "memwatch_glibc_free_chunks", "Free chunks in the arenas' bins (mallinfo2 ordblks).", NULL, 5 },
+	{ "memwatch_glibc_fastbin_chunks", "Free chunks in fastbins (mallinfo2 smblks).", NULL, 6 },
+	{ "memwatch_glibc_fastbin_free_bytes", "Free bytes in fastbins (mallinfo2 fsmblks).", "bytes", 7 },
+	{ "memwatch_glibc_mmapped_chunks", "Blocks served by mmap (mallinfo2 hblks).", NULL, 8 },
+	{ "memwatch_glibc_releasable_bytes", "Bytes at the top of the main arena malloc_trim could release (mallinfo2 keepcost).", "bytes", 9 },
+	{ "memwatch_glibc_mmap_threshold_bytes", "glibc's current (dynamic) mmap threshold.", "bytes", 10 },
+	{ "memwatch_glibc_trim_threshold_bytes", "glibc's current trim threshold.", "bytes", 11 },
+};
+
+static void glibc_samples(FILE *f, enum mw_expo fmt, const struct mw_snapshot *const *snaps,
+			  int n)
+{
+	char labels[64];
+
+	for (size_t k = 0; k < sizeof(glibc_families) / sizeof(glibc_families[0]); k++) {
+		struct family fam = { .name = glibc_families[k].name, .unit = glibc_families[k].unit,
+				      .help = glibc_families[k].help };
+
+		header(f, fmt, &fam);
+		for (int t = 0; t < n; t++) {
+			const struct mw_glibc_sample *g = &snaps[t]->glibc;
+			const uint64_t v[] = {
+				g->arena, g->uordblks, g->fordblks, g->hblkhd, g->arenas,
+				g->ordblks, g->smblks, g->fsmblks, g->hblks, g->keepcost,
+				g->mmap_threshold, g->trim_threshold,
+			};
+
+			if (!snaps[t]->has_glibc)
+				continue;
+			snprintf(labels, sizeof(labels), "pid=\"%d\"", (int)snaps[t]->pid);
+			sample(f, &fam, labels, (int64_t)v[glibc_families[k].field]);
+		}
+	}
+	fprintf(f, "# HELP memwatch_glibc_fragmentation_ratio Free bytes divided by arena bytes.\n"
+		   "# TYPE memwatch_glibc_fragmentation_ratio gauge\n");
+	if (fmt == MW_EXPO_OPENMETRICS)
+		fprintf(f, "# UNIT memwatch_glibc_fragmentation_ratio ratio\n");
+	for (int t = 0; t < n; t++)
+		if (snaps[t]->has_glibc)
+			fprintf(f, "memwatch_glibc_fragmentation_ratio{pid=\"%d\"} %.6f\n",
+				(int)snaps[t]->pid, snaps[t]->glibc.fragmentation);
+	fprintf(f, "# HELP memwatch_glibc_sample_consistent 1 if the walk saw glibc's lists unchanged.\n"
+		   "# TYPE memwatch_glibc_sample_consistent gauge\n");
+	for (int t = 0; t < n; t++)
+		if (snaps[t]->has_glibc)
+			fprintf(f, "memwatch_glibc_sample_consistent{pid=\"%d\"} %d\n",
+				(int)snaps[t]->pid, snaps[t]->glibc.consistent ? 1 : 0);
+}
+
 int expo__write(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 		const struct mw_snapshot *const *snaps, int n)
 {
@@ -263,6 +321,8 @@ int expo__write(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 	}
 	if (l->sites)
 		site_samples(f, fmt, l, snaps, n);
+	if (l->glibc)
+		glibc_samples(f, fmt, snaps, n);
 	if (fmt == MW_EXPO_OPENMETRICS)
 		fputs("# EOF\n", f);
 	if (fflush(f) || ferror(f))

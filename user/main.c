@@ -48,6 +48,7 @@ struct mw_session {
 	struct mw_snapshot last[MW_MAX_TARGETS];	/* latest of each target */
 	bool sampled[MW_MAX_TARGETS];
 	struct mw_sites sites[MW_MAX_TARGETS];
+	struct mw_glibcview *glibc[MW_MAX_TARGETS];	/* NULL: not available */
 	bool exec_seen[MW_MAX_TARGETS];	/* re-attach after this row */
 	int sigfd;
 	uint64_t rows;			/* intervals written */
@@ -120,6 +121,41 @@ static int load_bpf(struct mw_session *s)
 	return sampler__init(&s->sampler, s->skel) ? (mw_err("out of memory"), -1) : 0;
 }
 
+/* glibc's own figures (mallinfo2, arenas) read from outside: needs the
+ * libc's debug file. Without it memwatch goes on without these figures. */
+static void open_glibc_view(struct mw_session *s, const struct mw_target *t,
+			    const struct mw_maps *maps)
+{
+	const struct mw_mapping *libc = procmaps__find_libc(maps);
+	uint64_t base = 0;
+	int err;
+
+	glibcview__close(s->glibc[t->slot]);
+	s->glibc[t->slot] = NULL;
+	if (!libc) {
+		mw_err("pid %d does not use glibc: no glibc_* figures", (int)t->pid);
+		return;
+	}
+	for (size_t i = 0; i < maps->n; i++)
+		if (!strcmp(maps->v[i].path, libc->path) && maps->v[i].offset == 0) {
+			base = maps->v[i].start;
+			break;
+		}
+	err = glibcview__open(&s->glibc[t->slot], t->pid, t->root, libc->path, base);
+	if (err == -ENOENT)
+		mw_err("pid %d: no debug file for its libc; install libc6-dbg (the same version) for the glibc_* figures",
+		       (int)t->pid);
+	else if (err == -ESTALE)
+		mw_err("pid %d: its libc was replaced on disk since it started: no glibc_* figures", (int)t->pid);
+	else if (err)
+		mw_err("pid %d: cannot read glibc's allocator state: %s; no glibc_* figures",
+		       (int)t->pid, strerror(-err));
+	if (err)
+		s->glibc[t->slot] = NULL;
+	else
+		s->layout.glibc = true;
+}
+
 /* Resolves and attaches every probe for one target. */
 static int attach_target(struct mw_session *s, const struct mw_target *t)
 {
@@ -132,6 +168,7 @@ static int attach_target(struct mw_session *s, const struct mw_target *t)
 		mw_err("cannot read /proc/%d/maps: %s; the process may have exited", (int)t->pid, strerror(errno));
 		return -1;
 	}
+	open_glibc_view(s, t, &maps);
 	if (objects__open(t, &maps, &objs)) {
 		mw_err("out of memory");
 		goto out;
@@ -274,6 +311,8 @@ static int emit(struct mw_session *s, int only)
 			return -1;
 		}
 		s->sampled[i] = true;
+		s->last[i].has_glibc = s->glibc[i] &&
+				       !glibcview__read(s->glibc[i], &s->last[i].glibc);
 		if (s->layout.sites) {
 			err = sites__sample(&s->sites[i], s->skel, s->targets[i].slot);
 			if (err) {
@@ -405,6 +444,7 @@ static void cleanup(struct mw_session *s)
 	for (int i = 0; i < s->ntargets; i++) {
 		target__close(&s->targets[i]);
 		sites__free(&s->sites[i]);
+		glibcview__close(s->glibc[i]);
 	}
 	http__stop(s->http);
 	feed__close(&s->feed);

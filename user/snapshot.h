@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include "cli.h"
 #include "memwatch.h"
+#include "glibcview.h"
 #include "sites.h"
 
 struct mw_struct_sample {
@@ -32,6 +33,8 @@ struct mw_snapshot {
 	int nstructs;
 	struct mw_struct_sample s[MW_MAX_STRUCTS];
 	const struct mw_sites *sites;	/* NULL unless sites are tracked */
+	struct mw_glibc_sample glibc;	/* glibc's own figures, read from outside */
+	bool has_glibc;
 };
 
 /* What every row of a feed holds: fixed at start, before the header. */
@@ -40,6 +43,7 @@ struct mw_layout {
 	int nstructs;
 	bool heap;		/* allocator probes attached */
 	bool sites;		/* allocation sites tracked */
+	bool glibc;		/* glibc's view read for some target */
 	int top;		/* sites listed */
 };
 

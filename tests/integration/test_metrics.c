@@ -133,7 +133,10 @@ static double prom_query(int port, const char *query)
 	const char *v;
 
 	snprintf(path, sizeof(path), "/api/v1/query?query=%s", query);
-	if (http_request(port, "GET", path, NULL, response, sizeof(response)) != 200)
+	int st = http_request(port, "GET", path, NULL, response, sizeof(response));
+	if (getenv("MW_TEST_DEBUG"))
+		fprintf(stderr, "query %d -> %d: %.400s\n", port, st, http_body(response));
+	if (st != 200)
 		return -1e18;
 	v = strstr(response, "\"value\":[");
 	if (!v || !(v = strstr(v, ",\"")))
@@ -141,7 +144,7 @@ static double prom_query(int port, const char *query)
 	return atof(v + 2);
 }
 
-Test(metrics, real_prometheus__stores_target_count, .timeout = 120)
+Test(metrics, real_prometheus__stores_target_count, .timeout = 180)
 {
 	char dir[] = "/tmp/memwatch-prom-XXXXXX", conf[256], data[256], web[64], flag[3][300];
 	struct session s;
@@ -171,15 +174,17 @@ Test(metrics, real_prometheus__stores_target_count, .timeout = 120)
 	const char *argv[] = { "/usr/bin/prometheus", flag[0], flag[1], flag[2], NULL };
 	proc_spawn(&prom, argv);
 
-	/* the query answers once Prometheus has scraped memwatch */
-	for (int i = 0; i < 60 && stored != (double)want; i++) {
+	/* the query answers once Prometheus has scraped memwatch; its log is
+	 * read as we go, so that a full pipe never blocks it */
+	for (int i = 0; i < 90 && stored != (double)want; i++) {
 		sleep(1);
+		proc_stderr(&prom);
 		stored = prom_query(atoi(strchr(web, ':') + 1),
 				    "memwatch_struct_elements%7Bstruct%3D%22table%22%7D");
 	}
 	cr_expect_eq(stored, (double)want,
-		     "Prometheus stored memwatch_struct_elements = the target's count %lld (last answer: %s)",
-		     want, http_body(response));
+		     "Prometheus stored memwatch_struct_elements = the target's count %lld (last answer: %s; Prometheus said: %.2000s)",
+		     want, http_body(response), proc_stderr(&prom));
 	proc_kill(&prom, SIGTERM);
 	proc_wait(&prom, 10000);
 	session_stop(&s);
