@@ -284,3 +284,14 @@ const struct mw_sym *elfsym__at_offset(const struct mw_elf *e, uint64_t offset,
 		*into = offset - best->offset;
 	return best;
 }
+
+uint64_t elfsym__offset_to_vaddr(const struct mw_elf *e, uint64_t offset)
+{
+	for (size_t i = 0; i < e->nloads; i++) {
+		const GElf_Phdr *p = &e->loads[i];
+
+		if (offset >= p->p_offset && offset - p->p_offset < p->p_filesz)
+			return offset - p->p_offset + p->p_vaddr;
+	}
+	return 0;
+}

@@ -3,9 +3,12 @@
  * symbolize.c - name code addresses of a running target. An address is
  * found in /proc/PID/maps (read again when a new object appeared), its
  * file offset looked up among the object's function symbols (demangled:
- * C++ and Rust names read as their users wrote them). Each address is
- * named once and cached; a site's name never changes while it lives.
+ * C++ and Rust names read as their users wrote them), and its source line
+ * read from DWARF with elfutils' libdwfl where debug information exists
+ * (in the object or its build-id debug file). Each address is named once
+ * and cached; a site's name never changes while it lives.
  */
+#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -28,6 +31,8 @@ struct cached {
 struct opened {
 	char *path;		/* as the target maps it */
 	struct mw_elf *elf;	/* NULL: could not be read */
+	Dwfl *dwfl;		/* its DWARF, NULL: none found */
+	Dwfl_Module *mod;
 };
 
 struct mw_symbolizer {
@@ -56,6 +61,8 @@ void symbolizer__free(struct mw_symbolizer *s)
 		return;
 	for (size_t i = 0; i < s->nobjs; i++) {
 		elfsym__close(s->objs[i].elf);
+		if (s->objs[i].dwfl)
+			dwfl_end(s->objs[i].dwfl);
 		free(s->objs[i].path);
 	}
 	for (size_t i = 0; i < s->ncache; i++) {
@@ -82,14 +89,62 @@ static const struct mw_mapping *mapping_of(struct mw_symbolizer *s, uint64_t add
 	return NULL;
 }
 
+static char *debuginfo_path = NULL;	/* libdwfl's default search */
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* The object's DWARF, for source lines; left NULL when there is none. */
+static void open_dwarf(struct opened *o, const char *path)
+{
+	o->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!o->dwfl)
+		return;
+	o->mod = dwfl_report_offline(o->dwfl, o->path, path, -1);
+	dwfl_report_end(o->dwfl, NULL, NULL);
+	if (!o->mod) {
+		dwfl_end(o->dwfl);
+		o->dwfl = NULL;
+	}
+}
+
+/* " file.c:123" for link-time address @vaddr, or "" without DWARF. */
+static void source_line(const struct opened *o, uint64_t vaddr, char *buf, size_t len)
+{
+	Dwarf_Addr start = 0, a;
+	const char *file, *base;
+	Dwfl_Line *line;
+	int lineno = 0;
+
+	buf[0] = '\0';
+	if (!o->mod || !vaddr)
+		return;
+	dwfl_module_info(o->mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	line = dwfl_module_getsrc(o->mod, start + vaddr);
+	file = line ? dwfl_lineinfo(line, &a, &lineno, NULL, NULL, NULL) : NULL;
+	if (!file || lineno <= 0)
+		return;
+	base = strrchr(file, '/');
+	snprintf(buf, len, " %s:%d", base ? base + 1 : file, lineno);
+}
+
+static struct opened *opened_of(struct mw_symbolizer *s, const struct mw_mapping *m)
+{
+	for (size_t i = 0; i < s->nobjs; i++)
+		if (!strcmp(s->objs[i].path, m->path))
+			return &s->objs[i];
+	return NULL;
+}
+
 static struct mw_elf *elf_of(struct mw_symbolizer *s, const struct mw_mapping *m)
 {
 	char path[PATH_MAX];
 	struct opened *nv;
 
-	for (size_t i = 0; i < s->nobjs; i++)
-		if (!strcmp(s->objs[i].path, m->path))
-			return s->objs[i].elf;
+	if (opened_of(s, m))
+		return opened_of(s, m)->elf;
 	nv = realloc(s->objs, (s->nobjs + 1) * sizeof(*nv));
 	if (!nv)
 		return NULL;
@@ -97,10 +152,14 @@ static struct mw_elf *elf_of(struct mw_symbolizer *s, const struct mw_mapping *m
 	nv = &s->objs[s->nobjs];
 	nv->path = strdup(m->path);
 	nv->elf = NULL;
+	nv->dwfl = NULL;
+	nv->mod = NULL;
 	if (!nv->path)
 		return NULL;
 	target__object_path(s->t, m, path, sizeof(path));
 	elfsym__open(path, &nv->elf);	/* NULL stays: unreadable */
+	if (nv->elf)
+		open_dwarf(nv, path);
 	s->nobjs++;
 	return nv->elf;
 }
@@ -115,6 +174,7 @@ static void resolve(struct mw_symbolizer *s, uint64_t addr, char *name,
 	struct mw_symname sn;
 	struct mw_elf *elf;
 	uint64_t into = 0;
+	char line[128];
 
 	if (!m)
 		m = mapping_of(s, addr, true);	/* a newly loaded object */
@@ -131,8 +191,12 @@ static void resolve(struct mw_symbolizer *s, uint64_t addr, char *name,
 		snprintf(frame, len, "%s`0x%" PRIx64, base, addr - m->start + m->offset);
 		return;
 	}
+	/* a return address follows the call: its line is the byte before */
+	source_line(opened_of(s, m), elfsym__offset_to_vaddr(elf, addr - m->start + m->offset) - 1,
+		    line, sizeof(line));
 	symname__init(&sn, sym->name);
-	snprintf(name, len, "%s+0x%" PRIx64 " (%s)", sn.bare ? sn.bare : sym->name, into, base);
+	snprintf(name, len, "%s+0x%" PRIx64 " (%s)%s", sn.bare ? sn.bare : sym->name, into,
+		 base, line);
 	snprintf(frame, len, "%s`%s", base, sn.bare ? sn.bare : sym->name);
 	symname__free(&sn);
 	/* folded stacks split frames on ';' and the count on the last space */

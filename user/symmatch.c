@@ -4,10 +4,48 @@
  * measure how near a miss was, for the "did you mean" list.
  */
 #include <fnmatch.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty/demangle.h>
 #include "symmatch.h"
+
+/* The longest demangled name kept, in bytes. A short mangled name can
+ * demangle to gigabytes (each template argument a back-reference to the
+ * one before doubles the output: 200 bytes, 2^30 of them), libiberty has no
+ * limit of its own, and every symbol of every object the target maps is
+ * demangled: a name that demangles longer is matched by its raw form only. */
+#define MW_DEMANGLED_MAX (64 * 1024)
+
+struct demangle_budget {
+	size_t left;
+	jmp_buf spent;
+};
+
+/* Counts the demangler's output and leaves it once over budget. The
+ * callback interfaces allocate nothing, so jumping out leaks nothing. */
+static void spend(const char *s, size_t len, void *opaque)
+{
+	struct demangle_budget *b = opaque;
+
+	if (len > b->left)
+		longjmp(b->spent, 1);
+	b->left -= len;
+}
+
+/* cplus_demangle(@raw, @options), or NULL if the result would be longer
+ * than MW_DEMANGLED_MAX: measured first through the callback interfaces
+ * of the two demanglers that cplus_demangle tries with DMGL_AUTO. */
+static char *demangle_bounded(const char *raw, int options)
+{
+	struct demangle_budget b = { .left = MW_DEMANGLED_MAX };
+
+	if (setjmp(b.spent))
+		return NULL;
+	rust_demangle_callback(raw, options, spend, &b);
+	cplus_demangle_v3_callback(raw, options, spend, &b);
+	return cplus_demangle(raw, options);
+}
 
 /* Rust v0 writes an inherent method as "<crate::Type>::method"; the
  * legacy mangling, and users, write "crate::Type::method". Rewrites the
@@ -42,8 +80,8 @@ void symname__init(struct mw_symname *n, const char *raw)
 	/* Itanium C++ and legacy Rust (_ZN...17h<hash>E), Rust v0 (_R...) */
 	if (strncmp(raw, "_Z", 2) && strncmp(raw, "_R", 2))
 		return;
-	n->full = cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
-	n->bare = cplus_demangle(raw, DMGL_AUTO);
+	n->full = demangle_bounded(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	n->bare = demangle_bounded(raw, DMGL_AUTO);
 	if (n->bare)
 		strip_inherent_impl(n->bare);
 }

@@ -81,7 +81,24 @@ Test(sites, top_sites_symbols_and_bytes__equal_target_tally, .timeout = 120)
 		     reply_int(reply, "make_buffers"), "make_buffers' site, exact");
 	cr_expect_eq(om_value(text, "memwatch_site_live_bytes", "site=\"lib_alloc+"),
 		     reply_int(reply, "lib_alloc"), "a site in the shared library, exact");
-	cr_expect(strstr(text, "(libsites.so)\""), "the library site names its object");
+	cr_expect(strstr(text, "(libsites.so) libsites.c:"), "the library site names its object and source line");
+	{
+		/* the source line of the malloc call in grow_cache, from DWARF */
+		char want[64];
+		FILE *src = fopen("tests/targets/sites_target.c", "r");
+		char l[256];
+		int n = 0, at = 0;
+
+		cr_assert(src, "the target's source");
+		while (fgets(l, sizeof(l), src) && !at) {
+			n++;
+			if (strstr(l, "keep(malloc(100))"))
+				at = n;
+		}
+		fclose(src);
+		snprintf(want, sizeof(want), "(sites_target) sites_target.c:%d\"", at);
+		cr_expect(at && strstr(text, want), "grow_cache's site carries its file:line (%s)", want);
+	}
 	cr_expect_eq(om_value(text, "memwatch_struct_insert_site_calls_total", "site=\"path_a+"),
 		     reply_int(reply, "path_a"), "registry grown from path_a: the target's count");
 	cr_expect_eq(om_value(text, "memwatch_struct_insert_site_calls_total", "site=\"path_b+"),
