@@ -18,7 +18,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 # Debian packages the build and the tests need; `make deps` installs the
 # missing ones (as root), and every top-level target runs it first.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
-	    libcriterion-dev libiberty-dev libmicrohttpd-dev libcapstone-dev libdw-dev libc6-dbg prometheus libjemalloc-dev \
+	    libcriterion-dev libiberty-dev libmicrohttpd-dev libcapstone-dev libdw-dev libc6-dbg libclang-rt-14-dev prometheus libjemalloc-dev \
 	    libgoogle-perftools-dev libmimalloc-dev redis-server gcc g++ make util-linux
 
 USER_SRCS := $(wildcard user/*.c)
@@ -173,7 +173,7 @@ integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch
-	$(Q)$(MAKE) --no-print-directory unit integration glibcview-test
+	$(Q)$(MAKE) --no-print-directory unit integration glibcview-test fuzz-regress
 
 $(BUILD)/demo: examples/demo.c | $(BUILD)
 	$(call msg,CC,$@)

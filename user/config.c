@@ -37,21 +37,27 @@ static char *trim(char *s)
 
 int config__parse(struct mw_options *o, FILE *f, const char *name)
 {
-	char line[MW_CONFIG_LINE_MAX], where[512];
-	int lineno = 0;
+	char *line = NULL, where[512];
+	size_t cap = 0;
+	ssize_t len;
+	int lineno = 0, err = 0;
 
-	while (fgets(line, sizeof(line), f)) {
+	while (!err && (len = getline(&line, &cap, f)) >= 0) {
 		char *key, *value;
 
 		lineno++;
 		snprintf(where, sizeof(where), "%s:%d", name, lineno);
-		if (!strchr(line, '\n') && !feof(f)) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len >= MW_CONFIG_LINE_MAX) {
 			mw_err("%s: line longer than %d bytes", where, MW_CONFIG_LINE_MAX - 1);
-			return -1;
+			err = -1;
+			break;
 		}
-		if (strlen(line) != strcspn(line, "\n") + (strchr(line, '\n') != NULL)) {
+		if ((size_t)len != strlen(line)) {	/* getline counts past a NUL */
 			mw_err("%s: a NUL byte in the line", where);
-			return -1;
+			err = -1;
+			break;
 		}
 		key = trim(line);
 		if (!*key || *key == '#')
@@ -62,16 +68,17 @@ int config__parse(struct mw_options *o, FILE *f, const char *name)
 		value = trim(value);
 		if (!*value) {
 			mw_err("%s: '%s' needs a value", where, key);
-			return -1;
+			err = -1;
+		} else {
+			err = cli__apply(o, key, value, where);
 		}
-		if (cli__apply(o, key, value, where))
-			return -1;
 	}
-	if (ferror(f)) {
+	if (!err && ferror(f)) {
 		mw_err("cannot read %s: %s", name, strerror(errno));
-		return -1;
+		err = -1;
 	}
-	return 0;
+	free(line);
+	return err ? -1 : 0;
 }
 
 int config__load(struct mw_options *o, const char *path)

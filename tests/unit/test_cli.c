@@ -622,3 +622,14 @@ Test(cli, parse_seconds__bad_or_out_of_range__rejected_output_untouched)
 	cr_assert_eq(cli__parse_seconds(NULL, &v), -1, "NULL is rejected");
 	cr_assert_float_eq(v, 7.0, 1e-12, "a rejected string leaves the output as it was");
 }
+
+/* Found by fuzzing: the host of --listen reached a format string. */
+Test(cli, parse__listen_host_with_format_directives__no_crash)
+{
+	struct mw_options o;
+	char *argv[] = { "memwatch", "-p", "1", "-l", "%s%s%s%s%s%s%s%s%n:9100", NULL };
+
+	cr_redirect_stderr();
+	cr_expect_eq(cli__parse(5, argv, &o), -1, "rejected as a usage error, not a crash");
+	cli__free(&o);
+}

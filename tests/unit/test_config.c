@@ -78,3 +78,15 @@ Test(config, insert_before_struct__rejected, .init = quiet)
 
 	cr_expect_eq(parse(&o, "insert f\n"), -1, "insert needs a struct first");
 }
+
+Test(config, nul_byte_in_a_line__rejected, .init = quiet)
+{
+	static const char text[] = "struct a\0junk\ninsert f\n";
+	struct mw_options o;
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+
+	memset(&o, 0, sizeof(o));
+	cr_expect_eq(config__parse(&o, f, "my.conf"), -1, "a NUL inside a line is an error, not a cut");
+	fclose(f);
+	cli__free(&o);
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_http.c - libFuzzer harness for the /metrics endpoint. One server
+ * (http__start on a free loopback port) runs for the whole session; each
+ * input is sent as the raw bytes of one client connection, and the reply
+ * read to EOF (2 s at most). The input is also parsed as a --listen spec,
+ * alone and through the command line ("memwatch -p 1 -l SPEC").
+ * Host names in specs are not resolved: getaddrinfo is wrapped (link with
+ * -Wl,--wrap=getaddrinfo) to numeric hosts only, so fuzzing sends no DNS
+ * queries and stays fast and repeatable.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "http.h"
+
+#define REPLY_TIMEOUT_MS 2000
+#define FIN_PAUSE_MS	 2
+
+static struct mw_http *server;
+static struct sockaddr_in server_addr;
+
+int __real_getaddrinfo(const char *node, const char *service,
+		       const struct addrinfo *hints, struct addrinfo **res);
+
+int __wrap_getaddrinfo(const char *node, const char *service,
+		       const struct addrinfo *hints, struct addrinfo **res)
+{
+	struct addrinfo h = { 0 };
+
+	if (hints)
+		h = *hints;
+	h.ai_flags |= AI_NUMERICHOST;
+	return __real_getaddrinfo(node, service, &h, res);
+}
+
+/* A loopback port that was free a moment ago. */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	static const char prom[] =
+		"# TYPE memwatch_heap_live_bytes gauge\n"
+		"memwatch_heap_live_bytes{pid=\"1\"} 4096\n";
+	static const char om[] =
+		"# TYPE memwatch_heap_live_bytes gauge\n"
+		"memwatch_heap_live_bytes{pid=\"1\"} 4096\n# EOF\n";
+	char spec[32];
+	FILE *quiet;
+	int port;
+
+	for (int tries = 0; tries < 10; tries++) {
+		port = free_port();
+		if (port < 0)
+			continue;
+		snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
+		if (!http__start(&server, spec))
+			break;
+		server = NULL;
+	}
+	if (!server) {
+		fprintf(stderr, "fuzz_http: cannot start the server\n");
+		abort();
+	}
+	server_addr.sin_family = AF_INET;
+	server_addr.sin_port = htons(port);
+	server_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (http__publish(server, prom, sizeof(prom) - 1, om, sizeof(om) - 1))
+		abort();
+	/* from here on, mw_err's lines (stdio stderr) go nowhere; fd 2 stays,
+	 * for sanitizer reports and libFuzzer's own output */
+	quiet = fopen("/dev/null", "we");
+	if (quiet)
+		stderr = quiet;
+	return 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Waits until @fd is ready for @events, or @deadline_ms (now_ms) passes. */
+static int wait_for(int fd, short events, int64_t deadline_ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int64_t left = deadline_ms - now_ms();
+
+	return poll(&p, 1, left > 0 ? (int)left : 0) > 0 ? 0 : -1;
+}
+
+/* One client connection: the input, then the reply until EOF or timeout. */
+static void exchange(const uint8_t *data, size_t size)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int64_t deadline = now_ms() + REPLY_TIMEOUT_MS;
+	size_t sent = 0;
+	char buf[4096];
+
+	if (fd < 0)
+		abort();
+	if (connect(fd, (struct sockaddr *)&server_addr, sizeof(server_addr)) &&
+	    (errno != EINPROGRESS || wait_for(fd, POLLOUT, deadline)))
+		goto out;
+	while (sent < size) {
+		ssize_t n = send(fd, data + sent, size - sent, MSG_NOSIGNAL);
+
+		if (n > 0)
+			sent += (size_t)n;
+		else if (n < 0 && errno == EAGAIN && !wait_for(fd, POLLOUT, deadline))
+			continue;
+		else
+			break;	/* the server closed early: read what it said */
+	}
+	/* libmicrohttpd (0.9.75, epoll) misses a FIN that arrives with the
+	 * last data and holds the connection to its idle timeout: let it read
+	 * the data first (or answer, when the request is complete). */
+	wait_for(fd, POLLIN, now_ms() + FIN_PAUSE_MS);
+	shutdown(fd, SHUT_WR);
+	while (!wait_for(fd, POLLIN, deadline)) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n <= 0 && !(n < 0 && errno == EAGAIN))
+			break;
+	}
+out:
+	close(fd);
+}
+
+/* The spec as the user gives it; its messages go to the silenced stderr. */
+static void parse_command_line(char *spec)
+{
+	char *argv[] = { "memwatch", "-p", "1", "-l", spec, NULL };
+	struct mw_options o;
+
+	cli__parse(5, argv, &o);
+	cli__free(&o);
+}
+
+static void parse_listen(const uint8_t *data, size_t size)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+	char why[256];
+	char *spec = strndup((const char *)data, size);
+
+	if (!spec)
+		abort();
+	http__parse_listen(spec, &addr, &len, why, sizeof(why));
+	parse_command_line(spec);
+	free(spec);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	exchange(data, size);
+	parse_listen(data, size);
+	return 0;
+}
