@@ -164,7 +164,7 @@ Test(metrics, real_prometheus__stores_target_count, .timeout = 180)
 	snprintf(web, sizeof(web), "127.0.0.1:%d", free_port());
 	f = fopen(conf, "w");
 	cr_assert(f, "write %s", conf);
-	fprintf(f, "global:\n  scrape_interval: 1s\nscrape_configs:\n"
+	fprintf(f, "global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\nscrape_configs:\n"
 		   "  - job_name: memwatch\n    static_configs:\n"
 		   "      - targets: ['127.0.0.1:%s']\n", port);
 	fclose(f);
