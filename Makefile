@@ -130,6 +130,12 @@ $(BUILD)/targets/sites_target: tests/targets/sites_target.c $(BUILD)/targets/lib
 	$(Q)$(CC) -O1 -g -Wall -pthread $< -L$(BUILD)/targets -lsites \
 		-Wl,-rpath,'$$ORIGIN' -o $@
 
+# the same with frame pointers, for --stacks
+$(BUILD)/targets/sites_target_fp: tests/targets/sites_target.c $(BUILD)/targets/libsites.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -pthread $< -L$(BUILD)/targets -lsites \
+		-Wl,-rpath,'$$ORIGIN' -o $@
+
 # a stripped target whose symbols are only in its debug file
 $(BUILD)/targets/struct_script.stripped: $(BUILD)/targets/struct_script
 	$(Q)objcopy --only-keep-debug $< $<.debug
@@ -168,7 +174,7 @@ unit: deps $(BUILD)/unit_tests $(BUILD)/unit_tests_san $(FIXTURES)
 
 integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
 	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
-	     $(BUILD)/targets/cxx_jemalloc
+	     $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp
 	$(BUILD)/integration_tests --jobs 1
 
 test: deps

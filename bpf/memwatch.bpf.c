@@ -29,8 +29,9 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by the loader before load: no structure is watched, so the
  * allocator programs skip scope tracking (the verifier drops that code). */
 const volatile bool have_structs = true;
-/* Set by the loader: attribute blocks to call sites. */
+/* Set by the loader: attribute blocks to call sites (and full stacks). */
 const volatile bool want_sites = false;
+const volatile bool want_stacks = false;
 
 /* The outermost allocator call a thread is in. */
 struct mw_call {
@@ -43,6 +44,7 @@ struct mw_call {
 	__u32 slot;
 	__u32 charge;		/* structure id + 1 charged, 0: none */
 	__u64 site;		/* return address of the call, with sites */
+	__u64 stack;		/* stack id + 1, with --stacks; 0: none */
 	__u32 bad_size;		/* size product overflowed: call must fail */
 	struct mw_block stash;	/* realloc: the old block, taken at entry */
 	__u32 has_stash;
@@ -78,6 +80,13 @@ struct {
 	__type(key, __u64);		/* MW_BLOCK_KEY(slot, return address) */
 	__type(value, struct mw_site);
 } sites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, MW_MAX_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, MW_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -193,10 +202,10 @@ static __always_inline __u32 innermost_insert(struct mw_thread *t)
 
 /* The site entry for @ra, created if new; its key, or 0 if the site
  * table is full (counted: the block then belongs to no site). */
-static __always_inline __u64 site_key(__u32 slot, __u64 ra)
+static __always_inline __u64 site_key(__u32 slot, __u64 ra, __u64 stack)
 {
 	struct mw_site zero = {};
-	__u64 key = MW_BLOCK_KEY(slot, ra);
+	__u64 key = MW_BLOCK_KEY(slot, ra) | stack << MW_KEY_STACK_SHIFT;
 
 	if (!want_sites || !ra)
 		return 0;
@@ -236,11 +245,11 @@ static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge,
 static __always_inline void block_gone(__u32 slot, struct mw_block *blk);
 
 static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
-				       __u32 charge, __u64 ra)
+				       __u32 charge, __u64 ra, __u64 stack)
 {
 	__u64 key = MW_BLOCK_KEY(slot, addr);
 	struct mw_block blk = { .size = size, .struct_id = charge,
-				.site = site_key(slot, ra) };
+				.site = site_key(slot, ra, stack) };
 	long err;
 
 	err = bpf_map_update_elem(&live, &key, &blk, BPF_NOEXIST);
@@ -426,6 +435,14 @@ int alloc_enter(struct pt_regs *ctx)
 	}
 	if (want_sites)	/* the return address, on top of the stack at entry */
 		bpf_probe_read_user(&c.site, sizeof(c.site), (void *)sp);
+	if (want_stacks) {
+		long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+
+		if (id >= 0)
+			c.stack = (__u64)id + 1;
+		else
+			count(slot, MW_C_LOST_STACKS, 1);
+	}
 	c.sp = sp;
 	c.start_ns = bpf_ktime_get_ns();
 	t->call = c;
@@ -455,7 +472,7 @@ static __always_inline void realloc_return(struct mw_call *c, __u64 ret)
 		}
 	}
 	if (ret)	/* realloc(p, 0) returned NULL: p was freed, nothing new */
-		block_live(c->slot, ret, c->size, charge, c->site);
+		block_live(c->slot, ret, c->size, charge, c->site, c->stack);
 }
 
 SEC("uretprobe")
@@ -508,7 +525,7 @@ int alloc_return(struct pt_regs *ctx)
 		count(c.slot, MW_C_FAILED_CALLS, 1);
 		return 0;
 	}
-	block_live(c.slot, ret, c.size, c.charge, c.site);
+	block_live(c.slot, ret, c.size, c.charge, c.site, c.stack);
 	return 0;
 }
 

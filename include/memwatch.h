@@ -76,6 +76,7 @@ enum mw_counter {
 	MW_C_LOST_SCOPES,	/* insert calls nested deeper than MW_MAX_SCOPES */
 	MW_C_EXECS,		/* the target ran execve: new program image */
 	MW_C_LOST_SITES,	/* allocations not attributed: site table full */
+	MW_C_LOST_STACKS,	/* stacks not recorded: stack table full */
 	MW_C__COUNT,
 };
 
@@ -100,7 +101,14 @@ struct mw_struct_stats {
  */
 #define MW_KEY_SLOT_SHIFT	48
 #define MW_BLOCK_KEY(slot, addr) ((__u64)(addr) | ((__u64)(slot) << MW_KEY_SLOT_SHIFT))
-#define MW_BLOCK_KEY_SLOT(key)	((__u32)((key) >> MW_KEY_SLOT_SHIFT))
+#define MW_BLOCK_KEY_SLOT(key)	((__u32)(((key) >> MW_KEY_SLOT_SHIFT) & 0xf))
+#define MW_KEY_ADDR(key)	((key) & ((1ull << MW_KEY_SLOT_SHIFT) - 1))
+/* With --stacks a site key also carries its stack: stack id + 1 in the
+ * top 12 bits (slots use 4 bits: MW_MAX_TARGETS is 16). */
+#define MW_KEY_STACK_SHIFT	52
+#define MW_KEY_STACK(key)	((__u32)((key) >> MW_KEY_STACK_SHIFT))
+#define MW_MAX_STACKS		4095
+#define MW_STACK_DEPTH		64
 
 struct mw_block {
 	__u64 size : 48;	/* requested bytes */

@@ -21,7 +21,7 @@
 enum {
 	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
-	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS,
+	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS,
 };
 
 static const struct option long_opts[] = {
@@ -44,6 +44,7 @@ static const struct option long_opts[] = {
 	{ "folded",		required_argument, NULL, OPT_FOLDED },
 	{ "top",		required_argument, NULL, OPT_TOP },
 	{ "leak-intervals",	required_argument, NULL, OPT_LEAK_INTERVALS },
+	{ "stacks",		no_argument,	   NULL, OPT_STACKS },
 	{ "floor",		no_argument,	   NULL, OPT_FLOOR },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
@@ -74,6 +75,8 @@ static const char usage_text[] =
 "                            each interval (for flame-graph tools)\n"
 "      --leak-intervals K    flag sites that grew in each of the last K\n"
 "                            intervals as leak suspects (5)\n"
+"      --stacks              sites with their whole call stacks (frame\n"
+"                            pointers): one site per distinct stack\n"
 "\n"
 "      --probe-entry         probe functions at their first instruction, even\n"
 "                            where a later one is equivalent and cheaper\n"
@@ -311,6 +314,9 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		if (cli__parse_u64(arg, 1, MW_MAX_LEAK_INTERVALS, &v))
 			return usage_error("--leak-intervals '%s': from 1 to 60", arg);
 		o->leak_intervals = (int)v;
+		return 0;
+	case OPT_STACKS:
+		o->stacks = true;
 		return 0;
 	case OPT_PROBE_ENTRY:
 		o->probe_entry = true;

@@ -41,6 +41,7 @@ struct mw_options {
 	int top;			/* --top N sites listed (10) */
 	bool top_given;
 	int leak_intervals;		/* --leak-intervals K (5) */
+	bool stacks;			/* --stacks: sites with their full stacks */
 	uint32_t max_live_blocks;
 	bool no_heap;
 	bool probe_entry;		/* never move probes past the entry */

@@ -28,6 +28,7 @@ static const struct {
 	{ "lost_unpaired",		MW_C_LOST_UNPAIRED },
 	{ "lost_scopes",		MW_C_LOST_SCOPES },
 	{ "lost_sites",			MW_C_LOST_SITES },
+	{ "lost_stacks",		MW_C_LOST_STACKS },
 };
 #define NHEAP (sizeof(heap_cols) / sizeof(heap_cols[0]))
 
@@ -123,7 +124,8 @@ int csv__write_row(FILE *f, const struct mw_layout *l,
 		int c = heap_cols[i].counter;
 
 		/* lost counters for structures stay meaningful without heap */
-		if (c == MW_C_LOST_UNPAIRED || c == MW_C_LOST_SCOPES || c == MW_C_LOST_SITES)
+		if (c == MW_C_LOST_UNPAIRED || c == MW_C_LOST_SCOPES || c == MW_C_LOST_SITES ||
+		    c == MW_C_LOST_STACKS)
 			fprintf(f, ",%" PRIu64, s->c[c]);
 		else
 			heap_field(f, l, s, c);

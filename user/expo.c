@@ -77,6 +77,7 @@ static const struct {
 	{ "unpaired", MW_C_LOST_UNPAIRED },
 	{ "scopes", MW_C_LOST_SCOPES },
 	{ "sites", MW_C_LOST_SITES },
+	{ "stacks", MW_C_LOST_STACKS },
 	{ "missed_probes", -1 },
 };
 

@@ -22,7 +22,8 @@ int folded__print(FILE *f, const struct mw_snapshot *const *snaps, int n)
 				continue;
 			if (n > 1)
 				fprintf(f, "pid-%d;", (int)snaps[t]->pid);
-			fprintf(f, "%s %" PRId64 "\n", s->rows[i].frame, s->rows[i].live_bytes);
+			fprintf(f, "%s %" PRId64 "\n", s->rows[i].folded ? s->rows[i].folded :
+				s->rows[i].frame, s->rows[i].live_bytes);
 		}
 	}
 	return ferror(f) ? -EIO : 0;

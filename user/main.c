@@ -48,6 +48,7 @@ struct mw_session {
 	struct mw_snapshot last[MW_MAX_TARGETS];	/* latest of each target */
 	bool sampled[MW_MAX_TARGETS];
 	struct mw_sites sites[MW_MAX_TARGETS];
+	bool warned_short[MW_MAX_TARGETS];
 	struct mw_glibcview *glibc[MW_MAX_TARGETS];	/* NULL: not available */
 	bool exec_seen[MW_MAX_TARGETS];	/* re-attach after this row */
 	int sigfd;
@@ -97,6 +98,7 @@ static int load_bpf(struct mw_session *s)
 	attach__prepare(s->skel);
 	s->skel->rodata->have_structs = s->opts.nstructs > 0;
 	s->skel->rodata->want_sites = s->layout.sites;
+	s->skel->rodata->want_stacks = s->layout.sites && s->opts.stacks;
 	err = memwatch_bpf__load(s->skel);
 	if (err) {
 		mw_err("cannot load the BPF programs: %s; memwatch needs Linux 6.6 or later with BTF (/sys/kernel/btf/vmlinux); MEMWATCH_DEBUG=1 shows the verifier log",
@@ -214,7 +216,7 @@ static void warn_inexact(struct mw_session *s, int i, const struct mw_snapshot *
 {
 	uint64_t full = snap->c[MW_C_LOST_TABLE_FULL];
 	uint64_t other = snap->c[MW_C_LOST_UNPAIRED] + snap->c[MW_C_LOST_SCOPES] +
-			 snap->lost_missed;
+			 snap->c[MW_C_LOST_SITES] + snap->c[MW_C_LOST_STACKS] + snap->lost_missed;
 
 	if (s->warned_inexact[i] || (!full && !other))
 		return;
@@ -320,6 +322,11 @@ static int emit(struct mw_session *s, int only)
 				return -1;
 			}
 			s->last[i].sites = &s->sites[i];
+			if (s->sites[i].short_stacks && !s->warned_short[i]) {
+				s->warned_short[i] = true;
+				mw_err("pid %d: most allocation stacks have at most 2 frames: its code seems built without frame pointers (-fno-omit-frame-pointer), so --stacks sees short stacks",
+				       (int)s->targets[i].pid);
+			}
 		}
 		if (s->last[i].c[MW_C_EXECS])
 			s->exec_seen[i] = true;
@@ -466,7 +473,7 @@ int main(int argc, char **argv)
 		.heap = !s.opts.no_heap, .top = s.opts.top,
 		/* sites cost a stack read per call: only when asked for */
 		.sites = !s.opts.no_heap && (s.opts.top_given || s.opts.folded ||
-					     s.opts.format == MW_FORMAT_TABLE),
+					     s.opts.stacks || s.opts.format == MW_FORMAT_TABLE),
 	};
 	libbpf_set_print(libbpf_quiet);
 

@@ -23,10 +23,21 @@ int sites__init(struct mw_sites *s, const struct mw_target *t, int leak_interval
 	return symbolizer__new(&s->sym, t);
 }
 
+static void free_rows(struct mw_sites *s)
+{
+	for (size_t i = 0; i < s->nrows; i++) {
+		free(s->rows[i].folded);
+		free(s->rows[i].label);
+	}
+	free(s->rows);
+	s->rows = NULL;
+	s->nrows = 0;
+}
+
 void sites__free(struct mw_sites *s)
 {
 	symbolizer__free(s->sym);
-	free(s->rows);
+	free_rows(s);
 	free(s->ins);
 	free(s->hist);
 	memset(s, 0, sizeof(*s));
@@ -119,16 +130,44 @@ static bool watch(struct mw_sites *s, uint64_t addr, int64_t bytes)
 	return true;
 }
 
+/* Folds @r's stack, root first: frame 0 is inside the allocator (skipped),
+ * the return address read at entry is the leaf (frame-pointer walks at a
+ * function's entry miss it). Returns the number of frames. */
+static int read_stack(struct mw_sites *s, struct memwatch_bpf *skel, struct mw_site_row *r)
+{
+	__u64 ips[MW_STACK_DEPTH];
+	__u32 id = r->stack - 1;
+	uint64_t frames[MW_STACK_DEPTH + 1];
+	int n = 0;
+	size_t len = 0;
+	FILE *f;
+
+	memset(ips, 0, sizeof(ips));
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.stacks), &id, ips))
+		return 0;
+	frames[n++] = r->addr;
+	for (int i = 1; i < MW_STACK_DEPTH && ips[i]; i++)
+		if (ips[i] != r->addr || i > 1)
+			frames[n++] = ips[i];
+	f = open_memstream(&r->folded, &len);
+	if (!f)
+		return n;
+	for (int i = n - 1; i >= 0; i--)
+		fprintf(f, "%s%s", symbolizer__frame(s->sym, frames[i]), i ? ";" : "");
+	fclose(f);
+	return n;
+}
+
 static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t slot)
 {
 	struct mw_site *vals = NULL;
 	__u64 *keys = NULL;
-	size_t n, m = 0;
+	size_t n, m = 0, nstacks = 0, nshort = 0;
 	int err;
 
 	err = read_all(bpf_map__fd(skel->maps.sites), sizeof(*keys), sizeof(*vals),
 		       (void **)&keys, (void **)&vals, &n);
-	free(s->rows);
+	free_rows(s);
 	s->rows = err ? NULL : calloc(n ? n : 1, sizeof(*s->rows));
 	if (!err && !s->rows)
 		err = -ENOMEM;
@@ -138,7 +177,8 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 
 		if (MW_BLOCK_KEY_SLOT(keys[i]) != slot)
 			continue;
-		r->addr = keys[i] & ((1ull << MW_KEY_SLOT_SHIFT) - 1);
+		r->addr = MW_KEY_ADDR(keys[i]);
+		r->stack = MW_KEY_STACK(keys[i]);
 		r->live_bytes = vals[i].live_bytes;
 		r->live_blocks = vals[i].live_blocks;
 		r->allocs = vals[i].allocs;
@@ -146,9 +186,21 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 		s->suspects += r->suspect;
 		r->name = symbolizer__name(s->sym, r->addr);
 		r->frame = symbolizer__frame(s->sym, r->addr);
+		if (r->stack) {
+			int depth = read_stack(s, skel, r);
+
+			/* one site per stack: the same caller may appear twice */
+			if (asprintf(&r->label, "%s #%u", r->name, r->stack) > 0)
+				r->name = r->label;
+			else
+				r->label = NULL;
+			nstacks++;
+			nshort += depth <= 2;
+		}
 		m++;
 	}
 	s->nrows = m;
+	s->short_stacks = nstacks && nshort * 2 > nstacks;
 	if (m)
 		qsort(s->rows, m, sizeof(*s->rows), by_live_bytes);
 	free(keys);

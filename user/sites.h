@@ -25,6 +25,9 @@ struct mw_site_row {
 	bool suspect;		/* live bytes grew in each of the last K intervals */
 	const char *name;	/* "func+0x1a (obj)" */
 	const char *frame;	/* "obj`func", for folded stacks */
+	uint32_t stack;		/* --stacks: stack id + 1; 0: none */
+	char *folded;		/* --stacks: "root;...;leaf" frames, owned */
+	char *label;		/* --stacks: name with "#stack", owned */
 };
 
 struct mw_insert_row {
@@ -51,6 +54,7 @@ struct mw_sites {
 	size_t suspects;
 	struct mw_history *hist;
 	size_t nhist;
+	bool short_stacks;	/* most stacks are 2 frames or fewer */
 };
 
 int sites__init(struct mw_sites *s, const struct mw_target *t, int leak_intervals);

@@ -6,6 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,4 +163,56 @@ Test(sites, table_view_on_a_terminal__expected_rows, .timeout = 60)
 	proc_send(&target, "quit\n");
 	proc_wait(&target, 5000);
 	unlink(out);
+}
+
+/* --stacks: whole stacks through frame pointers, folded root first; a
+ * target built without frame pointers gets short stacks, and is told. */
+static void run_stacks(const char *target, char *folded_out, size_t len, char *err_out,
+		       size_t errlen)
+{
+	char dir[] = "/tmp/memwatch-stacks-XXXXXX", folded[256], cmd[300];
+	const char *targv[] = { target, NULL };
+	struct proc t, mw;
+	char pid[16];
+
+	cr_assert(mkdtemp(dir), "temp dir");
+	snprintf(folded, sizeof(folded), "%s/live.folded", dir);
+	proc_spawn(&t, targv);
+	cr_assert(proc_line(&t, 5000), "target ready");
+	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
+	const char *argv[] = { MEMWATCH, "-p", pid, "-i", "0.2", "--stacks", "--folded", folded, NULL };
+	proc_spawn(&mw, argv);
+	cr_assert(proc_line(&mw, 20000), "memwatch attached");
+	proc_send(&t, "run\n");
+	cr_assert(proc_line(&t, 30000), "target ran");
+	proc_drain(&mw, 800, NULL, 0);
+	snprintf(folded_out, len, "%s", slurp(folded));
+	proc_kill(&mw, SIGTERM);
+	proc_wait(&mw, 5000);
+	snprintf(err_out, errlen, "%s", proc_stderr(&mw));
+	proc_send(&t, "quit\n");
+	proc_wait(&t, 5000);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0, "clean up");
+}
+
+Test(sites, stacks_with_frame_pointers__whole_stacks_folded, .timeout = 60)
+{
+	static char folded[1 << 16], err[1 << 14];
+
+	run_stacks(TARGET("sites_target_fp"), folded, sizeof(folded), err, sizeof(err));
+	cr_expect(strstr(folded, ";sites_target_fp`worker;sites_target_fp`grow_cache "),
+		  "grow_cache's stack, root first, through worker: [%s]", folded);
+	cr_expect(strstr(folded, ";sites_target_fp`worker;sites_target_fp`make_buffers "),
+		  "make_buffers' stack: [%s]", folded);
+	cr_expect(!strstr(err, "without frame pointers"), "no warning with frame pointers: [%s]", err);
+}
+
+Test(sites, stacks_without_frame_pointers__warned, .timeout = 60)
+{
+	static char folded[1 << 16], err[1 << 14];
+
+	run_stacks(TARGET("sites_target"), folded, sizeof(folded), err, sizeof(err));
+	cr_expect(strstr(err, "without frame pointers"), "stderr says the stacks are short: [%s]", err);
+	cr_expect(strstr(folded, "sites_target`grow_cache "), "the call site is still there: [%s]", folded);
 }

@@ -19,7 +19,7 @@
 #define FIXED_HEADER "timestamp,pid,heap_live_bytes,heap_live_allocations," \
 	"heap_alloc_calls,heap_alloc_bytes,heap_free_calls,heap_free_bytes," \
 	"heap_failed_calls,heap_untracked_frees,lost_table_full,lost_unpaired," \
-	"lost_scopes,lost_sites,lost_missed_probes,rss_bytes"
+	"lost_scopes,lost_sites,lost_stacks,lost_missed_probes,rss_bytes"
 
 /* A has --size 48 (so an estimate column), B has none. */
 static const struct mw_struct_spec two_structs[] = {
