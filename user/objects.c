@@ -7,9 +7,7 @@
 #include <string.h>
 #include "objects.h"
 
-/* Adopts /usr/lib/debug/.build-id/xx/yyyy.debug, from the target's root
- * first, then from the host's. */
-static void add_debug_file(const struct mw_target *t, struct mw_elf *elf)
+void objects__add_debug_file(const struct mw_target *t, struct mw_elf *elf)
 {
 	char id[128], path[PATH_MAX];
 
@@ -33,7 +31,7 @@ static int open_object(const struct mw_target *t, const struct mw_mapping *m,
 	target__object_path(t, m, path, sizeof(path));
 	if (elfsym__open(path, &o->elf))
 		return -1;
-	add_debug_file(t, o->elf);
+	objects__add_debug_file(t, o->elf);
 	n = elfsym__count(o->elf);
 	o->path = strdup(path);
 	o->shown = strdup(m->path);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "elfsym.h"
+#include "objects.h"
 #include "procmaps.h"
 #include "symbolize.h"
 #include "symmatch.h"
@@ -158,8 +159,10 @@ static struct mw_elf *elf_of(struct mw_symbolizer *s, const struct mw_mapping *m
 		return NULL;
 	target__object_path(s->t, m, path, sizeof(path));
 	elfsym__open(path, &nv->elf);	/* NULL stays: unreadable */
-	if (nv->elf)
+	if (nv->elf) {
+		objects__add_debug_file(s->t, nv->elf);	/* names of local functions */
 		open_dwarf(nv, path);
+	}
 	s->nobjs++;
 	return nv->elf;
 }
