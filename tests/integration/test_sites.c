@@ -55,15 +55,15 @@ Test(sites, top_sites_symbols_and_bytes__equal_target_tally, .timeout = 120)
 	snprintf(om, sizeof(om), "%s/feed.om", dir);
 	snprintf(folded, sizeof(folded), "%s/sites.folded", dir);
 	const char *extra[] = { "-f", "openmetrics", "-o", om, "--top", "5", "--folded", folded,
-				"--leak-intervals", "3", "-i", "0.3",
+				"--leak-intervals", "3", "-i", "0.5",
 				"--struct", "registry", "--insert", "registry_insert", NULL };
 	session_spawn(&s, sites_target, extra, false);
 	for (int i = 0; i < 100 && access(om, F_OK); i++)
 		usleep(50000);
 	snprintf(reply, sizeof(reply), "%s", session_command(&s, "run\n"));
 	/* grow_cache grows in every interval (every 0.1 s, intervals of
-	 * 0.3 s); nothing else does */
-	for (int i = 0; i < 15; i++) {
+	 * 0.5 s, for over 4 intervals); nothing else does */
+	for (int i = 0; i < 25; i++) {
 		snprintf(reply, sizeof(reply), "%s", session_command(&s, "grow\n"));
 		usleep(100000);
 	}
@@ -72,7 +72,7 @@ Test(sites, top_sites_symbols_and_bytes__equal_target_tally, .timeout = 120)
 		     "a site that grew in each of the last 3 intervals is a leak suspect");
 	cr_expect_eq(om_value(text, "memwatch_site_leak_suspect", "site=\"make_buffers+"), 0,
 		     "a site that does not grow is not");
-	usleep(1500000);	/* growth stopped: the figures settle */
+	usleep(2600000);	/* growth stopped: the figures settle */
 	text = slurp(om);
 	cr_expect_eq(om_value(text, "memwatch_site_leak_suspect", "site=\"grow_cache+"), 0,
 		     "once it stops growing, no longer a suspect");
