@@ -570,13 +570,16 @@ static __always_inline void count_insert_site(__u32 slot, __u32 id, __u64 sp)
 		return;
 	key.site = MW_BLOCK_KEY(slot, ra);
 	calls = bpf_map_lookup_elem(&insert_sites, &key);
-	if (calls)
-		__sync_fetch_and_add(calls, 1);
-	else if (bpf_map_update_elem(&insert_sites, &key, &one, BPF_NOEXIST) &&
-		 (calls = bpf_map_lookup_elem(&insert_sites, &key)))
-		__sync_fetch_and_add(calls, 1);	/* another CPU made it first */
-	else if (!bpf_map_lookup_elem(&insert_sites, &key))
-		count(slot, MW_C_LOST_SITES, 1);
+	if (!calls) {
+		if (!bpf_map_update_elem(&insert_sites, &key, &one, BPF_NOEXIST))
+			return;		/* created with this call counted */
+		calls = bpf_map_lookup_elem(&insert_sites, &key);
+		if (!calls) {		/* the table is full */
+			count(slot, MW_C_LOST_SITES, 1);
+			return;
+		}			/* else another CPU created it first */
+	}
+	__sync_fetch_and_add(calls, 1);
 }
 
 SEC("uprobe")

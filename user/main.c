@@ -261,7 +261,9 @@ static int reattach(struct mw_session *s, int i)
 	n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 1] = '\0';
 	attach__destroy(&s->links[i]);
-	if (sampler__reset(&s->sampler, t, s->layout.nstructs)) {
+	sites__free(&s->sites[i]);	/* the old image's names and history */
+	if (sites__init(&s->sites[i], t, s->opts.leak_intervals) ||
+	    sampler__reset(&s->sampler, t, s->layout.nstructs)) {
 		mw_err("pid %d: cannot reset its figures after execve", (int)t->pid);
 		return -1;
 	}

@@ -114,34 +114,56 @@ int sampler__read(struct mw_sampler *s, const struct mw_target *t,
 	return 0;
 }
 
-int sampler__reset(struct mw_sampler *s, const struct mw_target *t, int nstructs)
+/* Deletes every entry of @map whose key starts with a block-style key
+ * (MW_BLOCK_KEY: live blocks, sites, insert sites) of @slot. Keys are
+ * collected first: deleting during the walk would restart it from the
+ * first bucket every time. */
+static int forget_slot(struct bpf_map *map, uint32_t slot)
 {
-	struct bpf_map *live = s->skel->maps.live;
-	__u64 key, *mine = NULL, *grown;
-	size_t n = 0, cap = 0;
-	uint32_t slot = t->slot;
-	int err = 0;
+	size_t ksz = bpf_map__key_size(map), n = 0, cap = 0;
+	char *keys = NULL, *grown, *key = calloc(1, ksz);
+	int r;
 
-	/* collect first: deleting during the walk would restart it from the
-	 * first bucket every time */
-	for (int r = bpf_map__get_next_key(live, NULL, &key, sizeof(key)); !r;
-	     r = bpf_map__get_next_key(live, &key, &key, sizeof(key))) {
-		if (MW_BLOCK_KEY_SLOT(key) != t->slot)
+	if (!key)
+		return -ENOMEM;
+	for (r = bpf_map__get_next_key(map, NULL, key, ksz); !r;
+	     r = bpf_map__get_next_key(map, key, key, ksz)) {
+		__u64 first;
+
+		memcpy(&first, key, sizeof(first));
+		if (MW_BLOCK_KEY_SLOT(first) != slot)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 4096;
-			grown = realloc(mine, cap * sizeof(*mine));
+			grown = realloc(keys, cap * ksz);
 			if (!grown) {
-				free(mine);
+				free(keys);
+				free(key);
 				return -ENOMEM;
 			}
-			mine = grown;
+			keys = grown;
 		}
-		mine[n++] = key;
+		memcpy(keys + n++ * ksz, key, ksz);
 	}
 	for (size_t i = 0; i < n; i++)
-		bpf_map__delete_elem(live, &mine[i], sizeof(mine[i]), 0);
-	free(mine);
+		bpf_map__delete_elem(map, keys + i * ksz, ksz, 0);
+	free(keys);
+	free(key);
+	return 0;
+}
+
+int sampler__reset(struct mw_sampler *s, const struct mw_target *t, int nstructs)
+{
+	uint32_t slot = t->slot;
+	int err;
+
+	err = forget_slot(s->skel->maps.live, slot);
+	if (!err)
+		err = forget_slot(s->skel->maps.sites, slot);
+	if (!err)
+		err = forget_slot(s->skel->maps.insert_sites, slot);
+	if (err)
+		return err;
 	memset(s->buf, 0, s->buf_size);
 	err = bpf_map__update_elem(s->skel->maps.stats, &slot, sizeof(slot), s->buf,
 				   sizeof(struct mw_stats) * s->ncpus, 0);

@@ -21,7 +21,8 @@ void sampler__free(struct mw_sampler *s);
 int sampler__read(struct mw_sampler *s, const struct mw_target *t,
 		  const struct mw_layout *layout, struct mw_snapshot *out);
 
-/* Forgets @t's live blocks and zeroes its counters (after execve). */
+/* Forgets @t's live blocks and sites and zeroes its counters (after
+ * execve). */
 int sampler__reset(struct mw_sampler *s, const struct mw_target *t, int nstructs);
 
 #endif

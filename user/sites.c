@@ -116,7 +116,6 @@ static bool watch(struct mw_sites *s, uint64_t addr, int64_t bytes)
 		memset(h, 0, sizeof(*h));
 		h->addr = addr;
 	}
-	h->seen = true;
 	if (h->n == k + 1) {
 		memmove(h->bytes, h->bytes + 1, (size_t)k * sizeof(h->bytes[0]));
 		h->n--;

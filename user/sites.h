@@ -41,7 +41,6 @@ struct mw_history {
 	uint64_t addr;
 	int64_t bytes[MW_MAX_LEAK_INTERVALS + 1];	/* oldest first */
 	int n;
-	bool seen;		/* present in the latest sample */
 };
 
 struct mw_sites {

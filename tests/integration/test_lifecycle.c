@@ -178,12 +178,16 @@ Test(cli, help_and_version__exit_0, .timeout = 30)
  * re-attaches to the new one, and its figures restart from zero. */
 Test(lifecycle, target_execs__reattached_and_exact, .timeout = 120)
 {
+	const char *extra[] = { "--top", "3", NULL };
+	long long sites_before;
 	struct session s;
 	char *line;
 	int i;
 
-	session_start(&s, "2", "10", NULL);
+	session_start(&s, "2", "10", extra);
 	session_command(&s, "run\n");
+	session_settle(&s);
+	sites_before = session_int(&s, "sites");
 	proc_send(&s.target, "exec\n");
 	line = proc_line(&s.target, 10000);
 	cr_assert(line && !strncmp(line, "ready", 5), "the new image starts");
@@ -197,6 +201,8 @@ Test(lifecycle, target_execs__reattached_and_exact, .timeout = 120)
 		     "after re-attach, live bytes equal the new image's tally (%s)", reply);
 	cr_expect_eq(session_int(&s, "heap_live_allocations"), reply_int(reply, "live_allocations"),
 		     "and live allocations");
+	cr_expect_eq(session_int(&s, "sites"), sites_before,
+		     "the old image's allocation sites are forgotten (same program, same sites)");
 	session_stop(&s);
 }
 
