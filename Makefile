@@ -122,6 +122,24 @@ $(BUILD)/targets/cxx_jemalloc: tests/targets/cxx_new.cpp | $(BUILD)/targets
 	$(call msg,CXX,$@)
 	$(Q)$(CXX) -O1 -g -Wall -pthread $< -ljemalloc -o $@
 
+# exceptions and panics through probed frames, built as releases are:
+# -O2, the glibc build with CET prologues (endbr64), the other against
+# jemalloc's own operator new
+$(BUILD)/targets/unwind_cxx: tests/targets/unwind_cxx.cpp | $(BUILD)/targets
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -O2 -g -fcf-protection -Wall -pthread $< -o $@
+UNWIND_TARGETS := $(BUILD)/targets/unwind_cxx_jemalloc $(BUILD)/targets/unwind_cxx_tcmalloc \
+		  $(BUILD)/targets/unwind_cxx_mimalloc
+$(BUILD)/targets/unwind_cxx_jemalloc: ALLOC := -ljemalloc
+$(BUILD)/targets/unwind_cxx_tcmalloc: ALLOC := -ltcmalloc_minimal
+$(BUILD)/targets/unwind_cxx_mimalloc: ALLOC := -lmimalloc
+$(UNWIND_TARGETS): tests/targets/unwind_cxx.cpp | $(BUILD)/targets
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -O2 -g -Wall -pthread $< $(ALLOC) -o $@
+$(BUILD)/targets/unwind_rust: tests/targets/unwind_rust.rs | $(BUILD)/targets
+	$(call msg,RUSTC,$@)
+	$(Q)$(RUSTC) -C opt-level=2 -C panic=unwind -g --edition 2021 $< -o $@
+
 # allocation sites in the executable and in a shared library
 $(BUILD)/targets/libsites.so: tests/targets/lib/libsites.c | $(BUILD)/targets
 	$(Q)$(CC) -O1 -g -fPIC -shared $< -o $@
@@ -174,7 +192,8 @@ unit: deps $(BUILD)/unit_tests $(BUILD)/unit_tests_san $(FIXTURES)
 
 integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
 	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
-	     $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp
+	     $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp \
+	     $(UNWIND_TARGETS)
 	$(BUILD)/integration_tests --jobs 1
 
 test: deps

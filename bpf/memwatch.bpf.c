@@ -12,8 +12,16 @@
  * one + 8 belongs to a nested call. A record found by an entry higher on
  * the stack, or older than MW_STALE_NS, lost its return: it is counted,
  * never silently reused.
+ *
+ * Structure scopes borrow no return address (see "structure scopes"):
+ * the kernel's return probe writes its trampoline over the return address,
+ * and the trampoline has no unwind information, so a C++ exception or Rust
+ * panic crossing such a frame would abort the target. Only allocator
+ * entry points, which never unwind, keep return probes; C++ operator new,
+ * which throws, keeps one only for calls that can succeed.
  */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "memwatch.h"
@@ -32,6 +40,15 @@ const volatile bool have_structs = true;
 /* Set by the loader: attribute blocks to call sites (and full stacks). */
 const volatile bool want_sites = false;
 const volatile bool want_stacks = false;
+/* Set by the loader for each target slot (oom.c): no allocation of this
+ * many bytes or more can succeed there, so a throwing operator new of
+ * that size throws. The user address space until then. */
+struct mw_fits never_fits[MW_MAX_TARGETS] = {
+	[0 ... MW_MAX_TARGETS - 1] = { 1ull << 47, 1ull << 47 },
+};
+
+/* kfuncs of uprobe sessions (Linux 6.12) */
+extern bool bpf_session_is_return(void) __ksym;
 
 /* The outermost allocator call a thread is in. */
 struct mw_call {
@@ -51,15 +68,18 @@ struct mw_call {
 	__u32 pad;
 };
 
-/* An insert or remove call in progress on a thread. */
+/* An insert or remove call in progress on a thread: the stack slot of
+ * its return address, and that address. */
 struct mw_scope {
 	__u64 sp;
 	__u64 cookie;
-	__s64 arg_delta;	/* delta read from an argument at entry */
+	__u64 ra;
 };
 
 struct mw_thread {
 	struct mw_call call;
+	__u64 declined_sp;	/* a throwing call known to fail, entered here
+				 * and not followed by another event yet */
 	__u32 nscopes;
 	__u32 pad;
 	struct mw_scope scopes[MW_MAX_SCOPES];
@@ -169,19 +189,58 @@ static __always_inline __s64 as_count(__u64 reg)
 	return v;
 }
 
-/* Drops scopes whose call has returned unseen: a frame at or above @sp. */
+/* ------------------------------------------------------ structure scopes */
+
+/*
+ * A scope is the call of a structure function, recorded at its entry with
+ * the stack slot of its return address (the stack pointer at entry) and
+ * the address found there. It is open for an event at stack pointer @sp
+ * while the thread runs at or below that slot and the slot still holds
+ * that address: the call has not returned. At the slot itself with the
+ * address still there is a tail call out of the function (its callee
+ * returns for it). Once the call returns, the slot is the caller's: its
+ * next call of anything writes another return address there, and any
+ * probe that runs at or above the slot ends the scope. A scope with a
+ * return probe has the kernel's trampoline in its slot instead (the
+ * start of the [uprobes] mapping).
+ */
+static __always_inline bool scope_open(const struct mw_scope *s, __u64 sp)
+{
+	__u64 v = 0, ra = s->ra;
+
+	if (sp > s->sp)
+		return false;
+	if (s->cookie & MW_SF_RETPROBE) {
+		if (sp < s->sp)
+			return true;
+		ra = BPF_CORE_READ(bpf_get_current_task_btf(), mm,
+				   uprobes_state.xol_area, vaddr);
+	}
+	return !bpf_probe_read_user(&v, sizeof(v), (void *)s->sp) && v == ra;
+}
+
+/* A scope that waits for its return value and ended without it: lost. */
+static __always_inline void scope_gone(const struct mw_scope *s, __u32 slot)
+{
+	if (MW_SF_DELTA(s->cookie) == MW_DELTA_RET)
+		count(slot, MW_C_LOST_UNPAIRED, 1);
+}
+
+/* Drops the innermost scopes that are no longer open at @sp. */
 static __always_inline void prune_scopes(struct mw_thread *t, __u64 sp,
 					 __u32 slot)
 {
 	for (int i = 0; i < MW_MAX_SCOPES; i++) {
 		__u32 n = t->nscopes;
+		struct mw_scope *s;
 
 		if (n == 0 || n > MW_MAX_SCOPES)
 			break;
-		if (t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)].sp > sp)
+		s = &t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)];
+		if (scope_open(s, sp))
 			break;
 		t->nscopes = n - 1;
-		count(slot, MW_C_LOST_UNPAIRED, 1);
+		scope_gone(s, slot);
 	}
 }
 
@@ -354,10 +413,18 @@ static __always_inline bool mul_overflows(__u64 a, __u64 b, __u64 *out)
 	return low + (cross << 32) < low;
 }
 
-SEC("uprobe")
-int alloc_enter(struct pt_regs *ctx)
+/* The return value of an entry point's entry in a uprobe session: 1
+ * declines its return probe. */
+#define MW_NO_RETURN	1
+
+/*
+ * An allocator entry point's entry: opens the thread's call, to be closed
+ * by its return. Returns MW_NO_RETURN when the return does not matter: a
+ * nested call, a free, or a call that must fail (a throwing entry point,
+ * whose frame an exception will then unwind: counted as failed now).
+ */
+static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 op = MW_ALLOC_OP(cookie);
 	__u64 sp = PT_REGS_SP(ctx);
 	struct mw_thread *t;
@@ -372,11 +439,13 @@ int alloc_enter(struct pt_regs *ctx)
 	if (t->call.sp) {
 		if (t->call.sp >= sp &&
 		    bpf_ktime_get_ns() - t->call.start_ns < MW_STALE_NS)
-			return 0;	/* nested inside an outer allocator call */
+			return MW_NO_RETURN;	/* nested inside an outer call */
 		count(slot, MW_C_LOST_UNPAIRED, 1);
 		restore_stash(t);
 		t->call.sp = 0;
 	}
+	if (have_structs && t->nscopes)
+		prune_scopes(t, sp, slot);
 
 	c.op = op;
 	c.slot = slot;
@@ -384,7 +453,7 @@ int alloc_enter(struct pt_regs *ctx)
 	case MW_OP_FREE:
 		block_free(slot, PT_REGS_PARM1(ctx));
 		if (!(cookie & MW_ALLOC_PAIRED))
-			return 0;
+			return MW_NO_RETURN;
 		break;		/* open a call: what it calls is nested */
 	case MW_OP_MALLOC:
 		c.size = PT_REGS_PARM1(ctx);
@@ -417,8 +486,20 @@ int alloc_enter(struct pt_regs *ctx)
 		c.size = PT_REGS_PARM2(ctx);
 		break;
 	default:
-		return 0;
+		return MW_NO_RETURN;
 	}
+	if ((cookie & MW_ALLOC_THROWS) &&
+	    (c.bad_size || c.size >= (cookie & MW_ALLOC_NORESERVE ?
+				      never_fits[slot & (MW_MAX_TARGETS - 1)].any :
+				      never_fits[slot & (MW_MAX_TARGETS - 1)].reserved))) {
+		/* one failed call, even if it tail-jumps to another entry
+		 * point (jemalloc's operator new[] to operator new) */
+		if (t->declined_sp != sp)
+			count(slot, MW_C_FAILED_CALLS, 1);
+		t->declined_sp = sp;
+		return MW_NO_RETURN;
+	}
+	t->declined_sp = 0;
 
 	/*
 	 * realloc frees the old block before it returns, and another thread
@@ -429,10 +510,8 @@ int alloc_enter(struct pt_regs *ctx)
 	    !c.bad_size)
 		c.has_stash = block_take(c.slot, c.old, &c.stash);
 
-	if (have_structs && t->nscopes) {
-		prune_scopes(t, sp, c.slot);
+	if (have_structs && t->nscopes)
 		c.charge = innermost_insert(t);
-	}
 	if (want_sites)	/* the return address, on top of the stack at entry */
 		bpf_probe_read_user(&c.site, sizeof(c.site), (void *)sp);
 	if (want_stacks) {
@@ -446,6 +525,13 @@ int alloc_enter(struct pt_regs *ctx)
 	c.sp = sp;
 	c.start_ns = bpf_ktime_get_ns();
 	t->call = c;
+	return 0;
+}
+
+SEC("uprobe")
+int alloc_enter(struct pt_regs *ctx)
+{
+	alloc_entry(ctx, bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
@@ -475,8 +561,8 @@ static __always_inline void realloc_return(struct mw_call *c, __u64 ret)
 		block_live(c->slot, ret, c->size, charge, c->site, c->stack);
 }
 
-SEC("uretprobe")
-int alloc_return(struct pt_regs *ctx)
+/* An allocator entry point's return: closes the thread's call. */
+static __always_inline int alloc_exit(struct pt_regs *ctx)
 {
 	__u64 ret = PT_REGS_RC(ctx);
 	struct mw_thread *t;
@@ -529,6 +615,24 @@ int alloc_return(struct pt_regs *ctx)
 	return 0;
 }
 
+SEC("uretprobe")
+int alloc_return(struct pt_regs *ctx)
+{
+	return alloc_exit(ctx);
+}
+
+/* Throwing entry points (C++ operator new) as a uprobe session, one
+ * program for entry and return: the entry declines the return probe of a
+ * call that must fail, so that the frame its exception unwinds does not
+ * have the kernel's trampoline for a return address. */
+SEC("uprobe")
+int alloc_session(struct pt_regs *ctx)
+{
+	if (bpf_session_is_return())
+		return alloc_exit(ctx);
+	return alloc_entry(ctx, bpf_get_attach_cookie(ctx));
+}
+
 /* ------------------------------------------------------ structure probes */
 
 static __always_inline __s64 arg_delta(struct pt_regs *ctx, __u32 rule)
@@ -545,19 +649,32 @@ static __always_inline __s64 arg_delta(struct pt_regs *ctx, __u32 rule)
 	return 0;
 }
 
-static __always_inline void struct_apply(__u32 slot, __u64 cookie, __s64 d)
+/* A call of a structure function is made: one more call, and with
+ * @apply its delta @d (one and argN count at entry). */
+static __always_inline void struct_call(__u32 slot, __u64 cookie, bool apply, __s64 d)
 {
 	struct mw_struct_stats *ss = sstats(slot, MW_SF_ID(cookie));
 
 	if (!ss)
 		return;
 	if (cookie & MW_SF_REMOVE) {
-		ss->elements -= d;
 		ss->remove_calls++;
+		if (apply)
+			ss->elements -= d;
 	} else {
-		ss->elements += d;
 		ss->insert_calls++;
+		if (apply)
+			ss->elements += d;
 	}
+}
+
+/* A call returned @d elements (--delta ret). */
+static __always_inline void struct_apply(__u32 slot, __u64 cookie, __s64 d)
+{
+	struct mw_struct_stats *ss = sstats(slot, MW_SF_ID(cookie));
+
+	if (ss)
+		ss->elements += cookie & MW_SF_REMOVE ? -d : d;
 }
 
 /* One more call of structure @id's insert from the site it returns to. */
@@ -586,22 +703,24 @@ SEC("uprobe")
 int struct_enter(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u64 sp = PT_REGS_SP(ctx);
+	__u64 sp = PT_REGS_SP(ctx), ra = 0;
 	__u32 slot = MW_COOKIE_SLOT(cookie), n;
 	struct mw_thread *t;
 
 	if (want_sites && !(cookie & MW_SF_REMOVE))
 		count_insert_site(slot, MW_SF_ID(cookie), sp);
-	if (!(cookie & MW_SF_RETPROBE)) {
-		struct_apply(slot, cookie, arg_delta(ctx, MW_SF_DELTA(cookie)));
+	/* one and argN count when the call is made, whether it returns or
+	 * an exception unwinds it; ret counts when it returns */
+	struct_call(slot, cookie, MW_SF_DELTA(cookie) != MW_DELTA_RET,
+		    arg_delta(ctx, MW_SF_DELTA(cookie)));
+	if (!(cookie & MW_SF_SCOPE))
 		return 0;
-	}
 	t = thread(true);
-	if (!t) {
+	if (!t || bpf_probe_read_user(&ra, sizeof(ra), (void *)sp)) {
 		count(slot, MW_C_LOST_SCOPES, 1);
 		return 0;
 	}
-	prune_scopes(t, sp, slot);
+	prune_scopes(t, sp, slot);	/* a caller at this slot tail-called us */
 	n = t->nscopes;
 	if (n >= MW_MAX_SCOPES) {
 		count(slot, MW_C_LOST_SCOPES, 1);
@@ -609,11 +728,52 @@ int struct_enter(struct pt_regs *ctx)
 	}
 	t->scopes[n].sp = sp;
 	t->scopes[n].cookie = cookie;
-	t->scopes[n].arg_delta = arg_delta(ctx, MW_SF_DELTA(cookie));
+	t->scopes[n].ra = ra;
 	t->nscopes = n + 1;
 	return 0;
 }
 
+/* The call whose scope @s is returns @rc: its scope ends. */
+static __always_inline void scope_return(struct mw_thread *t, struct mw_scope *s,
+					 __u64 rc, __u32 slot)
+{
+	if (MW_SF_DELTA(s->cookie) == MW_DELTA_RET)
+		struct_apply(slot, s->cookie, as_count(rc));
+	t->nscopes--;
+}
+
+/*
+ * A return instruction of a structure function (structs.c probes every
+ * one): the stack pointer is at the return address. Every scope at this
+ * slot returns now with this value: the function's own, and those of
+ * callers that tail-called it.
+ */
+SEC("uprobe")
+int struct_exit(struct pt_regs *ctx)
+{
+	__u32 slot = MW_COOKIE_SLOT(bpf_get_attach_cookie(ctx));
+	__u64 sp = PT_REGS_SP(ctx);
+	struct mw_thread *t = thread(false);
+
+	if (!t || !t->nscopes)
+		return 0;
+	prune_scopes(t, sp, slot);	/* calls below this frame are over */
+	for (int i = 0; i < MW_MAX_SCOPES; i++) {
+		__u32 n = t->nscopes;
+		struct mw_scope *s;
+
+		if (n == 0 || n > MW_MAX_SCOPES)
+			break;
+		s = &t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)];
+		if (s->sp != sp)
+			break;
+		scope_return(t, s, PT_REGS_RC(ctx), slot);
+	}
+	return 0;
+}
+
+/* A return probe, for a function whose returns structs.c could not find
+ * (it leaves by a jump): the stack pointer is past the return address. */
 SEC("uretprobe")
 int struct_return(struct pt_regs *ctx)
 {
@@ -621,7 +781,6 @@ int struct_return(struct pt_regs *ctx)
 	__u32 slot = MW_COOKIE_SLOT(bpf_get_attach_cookie(ctx)), n;
 	struct mw_scope *s;
 	struct mw_thread *t;
-	__s64 d;
 
 	t = thread(false);
 	if (!t)
@@ -632,12 +791,42 @@ int struct_return(struct pt_regs *ctx)
 	if (n == 0 || n > MW_MAX_SCOPES)
 		return 0;
 	s = &t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)];
-	if (s->sp + 8 != sp)
+	if (s->sp + 8 == sp)
+		scope_return(t, s, PT_REGS_RC(ctx), slot);
+	return 0;
+}
+
+/*
+ * An exception's personality routine (unwind.c probes those of C++, Rust
+ * and C), called for the frame that handles it, in the unwind's second
+ * phase: arg2 has _UA_CLEANUP_PHASE | _UA_HANDLER_FRAME, arg4 is the
+ * _Unwind_Exception, whose private_2 (offset 24) the unwinder set to that
+ * frame's stack pointer at its call (libgcc: its callee's CFA; LLVM's
+ * libunwind: its SP). Every scope whose return slot is below it is being
+ * unwound: it ends, and a ret delta is not counted (no value returned).
+ */
+#define MW_UA_HANDLER	(2 | 4)
+
+SEC("uprobe")
+int unwind_handler(struct pt_regs *ctx)
+{
+	__u64 exc = PT_REGS_PARM4(ctx), keep = 0;
+	struct mw_thread *t;
+
+	if (((__u32)PT_REGS_PARM2(ctx) & MW_UA_HANDLER) != MW_UA_HANDLER)
 		return 0;
-	d = MW_SF_DELTA(s->cookie) == MW_DELTA_RET ? as_count(PT_REGS_RC(ctx))
-						   : s->arg_delta;
-	struct_apply(slot, s->cookie, d);
-	t->nscopes = n - 1;
+	t = thread(false);
+	if (!t || !t->nscopes ||
+	    bpf_probe_read_user(&keep, sizeof(keep), (void *)(exc + 24)))
+		return 0;
+	for (int i = 0; i < MW_MAX_SCOPES; i++) {
+		__u32 n = t->nscopes;
+
+		if (n == 0 || n > MW_MAX_SCOPES ||
+		    t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)].sp >= keep)
+			break;
+		t->nscopes = n - 1;
+	}
 	return 0;
 }
 

@@ -42,6 +42,19 @@ enum mw_op {
  * operator delete calls free): the inner call is then seen as nested. */
 #define MW_ALLOC_OP(c)		((__u32)((c) & 0xff))
 #define MW_ALLOC_PAIRED		(1ull << 8)
+/* An entry point that throws when it fails (C++ operator new, where the
+ * allocator implements it): attached as a uprobe session, so that its
+ * entry can decline the return probe for a call that must fail. */
+#define MW_ALLOC_THROWS		(1ull << 9)
+/* Its allocator maps with MAP_NORESERVE where the kernel overcommits
+ * (jemalloc, mimalloc): RAM plus swap does not bound what it can get. */
+#define MW_ALLOC_NORESERVE	(1ull << 10)
+
+/* Request sizes from which no allocation can succeed in a target. */
+struct mw_fits {
+	__u64 any;		/* every allocator */
+	__u64 reserved;		/* one whose mappings reserve memory */
+};
 
 /* Every probe's cookie also carries its target's slot, set at attach (the
  * links are per pid): the programs need no pid lookup. */
@@ -50,8 +63,11 @@ enum mw_op {
 
 /*
  * Structure function probes: cookie = struct id | kind | delta rule.
- * MW_SF_RETPROBE says a return probe is attached too; without one the
- * entry probe applies the delta itself.
+ * MW_SF_SCOPE: the entry opens a scope on the thread, to charge the
+ * blocks allocated inside the call (heap mode, inserts) or to wait for
+ * its return value (--delta ret). The return is seen by probes on the
+ * function's return instructions, or, with MW_SF_RETPROBE, by a return
+ * probe (only where those cannot be found: see structs.c).
  */
 enum mw_delta {
 	MW_DELTA_ONE = 0,
@@ -62,6 +78,7 @@ enum mw_delta {
 #define MW_SF_DELTA(c)		((__u32)(((c) >> 16) & 0xff))
 #define MW_SF_REMOVE		(1ull << 24)
 #define MW_SF_RETPROBE		(1ull << 25)
+#define MW_SF_SCOPE		(1ull << 26)
 
 /* Per-target counters, one per-CPU array element per target slot. */
 enum mw_counter {

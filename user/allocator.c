@@ -39,7 +39,7 @@ static const struct entry_point standard[] = {
 /* C++ operators new and delete (plain, array, nothrow, aligned, sized),
  * probed where the allocator implements them itself. */
 static const struct entry_point cxx_operators[] = {
-	{ "_Znwm", MW_OP_MALLOC },			{ "_Znam", MW_OP_MALLOC },
+	{ "_Znwm", MW_OP_MALLOC },		{ "_Znam", MW_OP_MALLOC },
 	{ "_ZnwmRKSt9nothrow_t", MW_OP_MALLOC },	{ "_ZnamRKSt9nothrow_t", MW_OP_MALLOC },
 	{ "_ZnwmSt11align_val_t", MW_OP_MALLOC },	{ "_ZnamSt11align_val_t", MW_OP_MALLOC },
 	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", MW_OP_MALLOC },
@@ -52,6 +52,22 @@ static const struct entry_point cxx_operators[] = {
 	{ "_ZdlPvSt11align_val_tRKSt9nothrow_t", MW_OP_FREE },
 	{ "_ZdaPvSt11align_val_tRKSt9nothrow_t", MW_OP_FREE },
 };
+
+/* The entry points above and below that throw std::bad_alloc when they
+ * fail, rather than return NULL. */
+static const char *const throwing[] = {
+	"_Znwm", "_Znam", "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
+	"tc_new", "tc_newarray", "tc_new_aligned", "tc_newarray_aligned",
+	"mi_new", "mi_new_n", "mi_new_aligned", "mi_new_realloc", "mi_new_reallocn",
+};
+
+static bool throws(const struct entry_point *p)
+{
+	for (size_t i = 0; i < sizeof(throwing) / sizeof(throwing[0]); i++)
+		if (!strcmp(p->name, throwing[i]))
+			return true;
+	return false;
+}
 
 static const struct entry_point jemalloc_extra[] = {
 	{ "mallocx", MW_OP_MALLOC },	{ "rallocx", MW_OP_REALLOC },
@@ -66,7 +82,7 @@ static const struct entry_point tcmalloc_extra[] = {
 	{ "tc_valloc", MW_OP_MALLOC },		{ "tc_pvalloc", MW_OP_MALLOC },
 	{ "tc_cfree", MW_OP_FREE },		{ "tc_free_sized", MW_OP_FREE },
 	{ "tc_malloc_skip_new_handler", MW_OP_MALLOC },
-	{ "tc_new", MW_OP_MALLOC },		{ "tc_newarray", MW_OP_MALLOC },
+	{ "tc_new", MW_OP_MALLOC },	{ "tc_newarray", MW_OP_MALLOC },
 	{ "tc_new_nothrow", MW_OP_MALLOC },	{ "tc_newarray_nothrow", MW_OP_MALLOC },
 	{ "tc_new_aligned", MW_OP_MALLOC },	{ "tc_newarray_aligned", MW_OP_MALLOC },
 	{ "tc_new_aligned_nothrow", MW_OP_MALLOC },
@@ -92,10 +108,11 @@ static const struct entry_point mimalloc_extra[] = {
 	{ "mi_posix_memalign", MW_OP_POSIX_MEMALIGN },
 	{ "mi_memalign", MW_OP_MEMALIGN },	{ "mi_aligned_alloc", MW_OP_MEMALIGN },
 	{ "mi_valloc", MW_OP_MALLOC },		{ "mi_pvalloc", MW_OP_MALLOC },
-	{ "mi_new", MW_OP_MALLOC },		{ "mi_new_n", MW_OP_CALLOC },
+	{ "mi_new", MW_OP_MALLOC },	{ "mi_new_n", MW_OP_CALLOC },
 	{ "mi_new_nothrow", MW_OP_MALLOC },	{ "mi_new_aligned", MW_OP_MALLOC },
 	{ "mi_new_aligned_nothrow", MW_OP_MALLOC },
-	{ "mi_new_realloc", MW_OP_REALLOC },	{ "mi_new_reallocn", MW_OP_REALLOCARRAY },
+	{ "mi_new_realloc", MW_OP_REALLOC },
+	{ "mi_new_reallocn", MW_OP_REALLOCARRAY },
 	{ "mi_free", MW_OP_FREE },		{ "mi_free_size", MW_OP_FREE },
 	{ "mi_free_aligned", MW_OP_FREE },	{ "mi_free_size_aligned", MW_OP_FREE },
 	{ "mi_cfree", MW_OP_FREE },
@@ -107,15 +124,16 @@ struct family {
 	const struct entry_point *extra;
 	size_t nextra;
 	bool prefixed_standard;		/* standard names carry the prefix */
+	bool noreserve;			/* maps with MAP_NORESERVE (oom.h) */
 };
 
 /* Order matters: the first whose marker an object defines is its family;
  * glibc last, as the family of any other object that exports malloc. */
 static const struct family families[] = {
-	{ "jemalloc", "mallocx", jemalloc_extra, N(jemalloc_extra), true },
-	{ "tcmalloc", "tc_malloc", tcmalloc_extra, N(tcmalloc_extra), false },
-	{ "mimalloc", "mi_malloc", mimalloc_extra, N(mimalloc_extra), false },
-	{ "glibc", "malloc", NULL, 0, false },
+	{ "jemalloc", "mallocx", jemalloc_extra, N(jemalloc_extra), true, true },
+	{ "tcmalloc", "tc_malloc", tcmalloc_extra, N(tcmalloc_extra), false, false },
+	{ "mimalloc", "mi_malloc", mimalloc_extra, N(mimalloc_extra), false, true },
+	{ "glibc", "malloc", NULL, 0, false, false },
 };
 #define GLIBC (&families[N(families) - 1])
 
@@ -169,13 +187,19 @@ static bool return_probe(const struct entry_point *p)
 				       strcmp(p->name, "tc_free"));
 }
 
-static uint64_t cookie_of(const struct entry_point *p)
+static uint64_t cookie_of(const struct entry_point *p, const struct family *fam)
 {
-	return p->op == MW_OP_FREE && return_probe(p) ? p->op | MW_ALLOC_PAIRED : p->op;
+	uint64_t c = p->op;
+
+	if (p->op == MW_OP_FREE && return_probe(p))
+		c |= MW_ALLOC_PAIRED;
+	if (throws(p))
+		c |= MW_ALLOC_THROWS | (fam->noreserve ? MW_ALLOC_NORESERVE : 0);
+	return c;
 }
 
-static int add_points(const struct mw_object *o, const char *prefix,
-		      const struct entry_point *pts, size_t n,
+static int add_points(const struct mw_object *o, const struct family *fam,
+		      const char *prefix, const struct entry_point *pts, size_t n,
 		      struct mw_probe_table *tab)
 {
 	int added = 0;
@@ -188,8 +212,10 @@ static int add_points(const struct mw_object *o, const char *prefix,
 		if (!s)
 			continue;
 		snprintf(name, sizeof(name), "%s%s", prefix, pts[i].name);
-		r = probes__add(tab, o->path, s->offset, s->size, cookie_of(&pts[i]),
-				MW_PROG_ALLOC, return_probe(&pts[i]), name);
+		/* a throwing one is a session: see memwatch.bpf.c */
+		r = probes__add(tab, o->path, s->offset, s->size, cookie_of(&pts[i], fam),
+				throws(&pts[i]) ? MW_PROG_ALLOC_SESSION : MW_PROG_ALLOC,
+				return_probe(&pts[i]), name);
 		if (r < 0)
 			return r;
 		added += r;
@@ -203,12 +229,12 @@ static int add_family(const struct mw_object *o, const struct family *fam,
 {
 	int n, m = 0, k = 0;
 
-	n = add_points(o, fam->prefixed_standard ? prefix : "", standard,
+	n = add_points(o, fam, fam->prefixed_standard ? prefix : "", standard,
 		       N(standard), tab);
 	if (n >= 0 && fam->extra)
-		m = add_points(o, prefix, fam->extra, fam->nextra, tab);
+		m = add_points(o, fam, prefix, fam->extra, fam->nextra, tab);
 	if (n >= 0 && m >= 0 && !*prefix)
-		k = add_points(o, "", cxx_operators, N(cxx_operators), tab);
+		k = add_points(o, fam, "", cxx_operators, N(cxx_operators), tab);
 	if (n < 0 || m < 0 || k < 0) {
 		mw_err("out of memory");
 		return -1;

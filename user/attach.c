@@ -7,7 +7,9 @@
  * 11 s to detach); a multi link pays it once. Debian's libbpf 1.1 and its
  * 6.1 UAPI headers predate these links, so the attribute is laid out here
  * and the syscall made directly. The links are file descriptors: if
- * memwatch dies, the kernel removes every probe.
+ * memwatch dies, the kernel removes every probe. Entry points that throw
+ * are attached as uprobe sessions (Linux 6.12+): one program runs at the
+ * entry and at the return, and the entry may decline the return.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #include "memwatch.skel.h"
 
 #define MW_TRACE_UPROBE_MULTI		48	/* enum bpf_attach_type */
+#define MW_TRACE_UPROBE_SESSION		57
 #define MW_F_UPROBE_MULTI_RETURN	1u
 
 /* union bpf_attr, as BPF_LINK_CREATE reads it for BPF_TRACE_UPROBE_MULTI */
@@ -45,12 +48,15 @@ void attach__prepare(struct memwatch_bpf *skel)
 	struct bpf_program *progs[] = {
 		skel->progs.alloc_enter, skel->progs.alloc_return,
 		skel->progs.struct_enter, skel->progs.struct_return,
+		skel->progs.struct_exit, skel->progs.unwind_handler,
 		skel->progs.floor_enter, skel->progs.floor_return,
 	};
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		bpf_program__set_expected_attach_type(progs[i],
 			(enum bpf_attach_type)MW_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.alloc_session,
+		(enum bpf_attach_type)MW_TRACE_UPROBE_SESSION);
 }
 
 static int keep(struct mw_links *l, int fd)
@@ -73,9 +79,26 @@ static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 {
 	if (floor)
 		return ret ? skel->progs.floor_return : skel->progs.floor_enter;
-	if (prog == MW_PROG_ALLOC)
+	switch (prog) {
+	case MW_PROG_ALLOC:
 		return ret ? skel->progs.alloc_return : skel->progs.alloc_enter;
-	return ret ? skel->progs.struct_return : skel->progs.struct_enter;
+	case MW_PROG_ALLOC_SESSION:
+		return skel->progs.alloc_session;
+	case MW_PROG_STRUCT:
+		return ret ? skel->progs.struct_return : skel->progs.struct_enter;
+	case MW_PROG_STRUCT_EXIT:
+		return skel->progs.struct_exit;
+	case MW_PROG_HANDLER:
+		return skel->progs.unwind_handler;
+	}
+	return NULL;
+}
+
+/* A session's one link serves entry and return (not with --floor, whose
+ * empty programs are plain entry and return probes). */
+static bool is_session(enum mw_prog prog, bool floor)
+{
+	return prog == MW_PROG_ALLOC_SESSION && !floor;
 }
 
 /* One link: every probe of @tab in @path for @prog (their return probes
@@ -87,11 +110,16 @@ static int attach_group(struct memwatch_bpf *skel, pid_t pid, __u32 slot,
 	struct uprobe_multi_attr attr;
 	__u64 *offsets = calloc(tab->n, sizeof(*offsets));
 	__u64 *cookies = calloc(tab->n, sizeof(*cookies));
+	bool session = is_session(prog, floor);
 	__u32 cnt = 0;
 	int fd = -1;
 
 	if (!offsets || !cookies)
 		goto out;
+	if (session && ret) {
+		fd = 0;		/* the entry's link has the returns */
+		goto out;
+	}
 	for (size_t i = 0; i < tab->n; i++) {
 		const struct mw_probe *p = &tab->v[i];
 
@@ -106,7 +134,7 @@ static int attach_group(struct memwatch_bpf *skel, pid_t pid, __u32 slot,
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = (__u32)bpf_program__fd(program(skel, prog, ret, floor));
-	attr.attach_type = MW_TRACE_UPROBE_MULTI;
+	attr.attach_type = session ? MW_TRACE_UPROBE_SESSION : MW_TRACE_UPROBE_MULTI;
 	attr.path = (__u64)(unsigned long)path;
 	attr.offsets = (__u64)(unsigned long)offsets;
 	attr.cookies = (__u64)(unsigned long)cookies;
@@ -116,8 +144,9 @@ static int attach_group(struct memwatch_bpf *skel, pid_t pid, __u32 slot,
 	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	if (fd < 0) {
 		mw_err("cannot attach %u %s probes to %s (pid %d): %s%s", cnt,
-		       ret ? "return" : "entry", path, (int)pid, strerror(errno),
-		       errno == EINVAL ? "; memwatch needs Linux 6.6 or later (multi-uprobe links)" : "");
+		       session ? "session" : ret ? "return" : "entry", path, (int)pid,
+		       strerror(errno),
+		       errno == EINVAL ? "; memwatch needs Linux 6.12 or later (multi-uprobe links and sessions)" : "");
 		goto out;
 	}
 	if (keep(l, fd)) {

@@ -31,8 +31,10 @@
 #include "procmaps.h"
 #include "sampler.h"
 #include "folded.h"
+#include "oom.h"
 #include "structs.h"
 #include "target.h"
+#include "unwind.h"
 
 struct mw_session {
 	struct mw_options opts;
@@ -101,7 +103,7 @@ static int load_bpf(struct mw_session *s)
 	s->skel->rodata->want_stacks = s->layout.sites && s->opts.stacks;
 	err = memwatch_bpf__load(s->skel);
 	if (err) {
-		mw_err("cannot load the BPF programs: %s; memwatch needs Linux 6.6 or later with BTF (/sys/kernel/btf/vmlinux); MEMWATCH_DEBUG=1 shows the verifier log",
+		mw_err("cannot load the BPF programs: %s; memwatch needs Linux 6.12 or later with BTF (/sys/kernel/btf/vmlinux); MEMWATCH_DEBUG=1 shows the verifier log",
 		       strerror(-err));
 		return -1;
 	}
@@ -158,6 +160,27 @@ static void open_glibc_view(struct mw_session *s, const struct mw_target *t,
 		s->layout.glibc = true;
 }
 
+/*
+ * A throwing operator new must not keep a return probe on a call that
+ * fails: its exception would unwind through the kernel's trampoline and
+ * abort the target. Requests no allocation of @t can reach are known at
+ * entry; where smaller ones can fail too, say so once.
+ */
+static void guard_throwing_new(struct mw_session *s, const struct mw_target *t,
+			       const struct mw_probe_table *tab,
+			       const struct mw_objects *objs)
+{
+	struct mw_fits *fits = &s->skel->data->never_fits[t->slot];
+	const char *why = oom__never_fits(t->pid, fits);
+	bool throwing = false;
+
+	for (size_t i = 0; i < tab->n && !throwing; i++)
+		throwing = tab->v[i].prog == MW_PROG_ALLOC_SESSION;
+	if (throwing && why && unwind__runtime(objs))
+		mw_err("pid %d: %s, so an allocation smaller than %llu MiB can fail: should the allocator's own operator new then throw std::bad_alloc, the target would abort under memwatch",
+		       (int)t->pid, why, (unsigned long long)(fits->any >> 20));
+}
+
 /* Resolves and attaches every probe for one target. */
 static int attach_target(struct mw_session *s, const struct mw_target *t)
 {
@@ -180,6 +203,7 @@ static int attach_target(struct mw_session *s, const struct mw_target *t)
 	n = (int)tab.n;
 	if (structs__resolve(t, &objs, &s->opts, &tab) < 0)
 		goto out;
+	guard_throwing_new(s, t, &tab, &objs);
 	err = attach__table(s->skel, t->pid, t->slot, &tab, &s->links[t->slot], s->opts.floor);
 	if (!err && getenv("MEMWATCH_DEBUG"))
 		for (size_t i = 0; i < tab.n; i++)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * placement.c - move a probe past leading instructions that the kernel
- * would single-step, when that changes nothing the BPF programs see. The
- * decoding is Capstone's (Debian's libcapstone-dev), not ours.
+ * would single-step, when that changes nothing the BPF programs see; and
+ * find where a function returns. The decoding is Capstone's (Debian's
+ * libcapstone-dev), not ours.
  */
 #include <capstone/capstone.h>
 #include <fcntl.h>
@@ -127,20 +128,102 @@ size_t placement__shift(const uint8_t *code, size_t size)
 	return shift;
 }
 
+/* True if @addr lies in one of the @n parts. */
+static bool in_parts(const struct mw_code_part *parts, size_t n, uint64_t addr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (addr >= parts[i].offset && addr - parts[i].offset < parts[i].size)
+			return true;
+	return false;
+}
+
+int placement__returns(const struct mw_code_part *parts, size_t nparts,
+		       uint64_t *out, size_t max)
+{
+	int found = 0;
+	csh h;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return -1;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	for (size_t p = 0; p < nparts && found >= 0; p++) {
+		const struct mw_code_part *part = &parts[p];
+		size_t n, end = 0;
+		cs_insn *insn;
+
+		if (!part->size || part->size > MW_MAX_FUNC_BYTES) {
+			found = -1;
+			break;
+		}
+		n = cs_disasm(h, part->code, part->size, part->offset, 0, &insn);
+		for (size_t i = 0; i < n && found >= 0; i++) {
+			const cs_x86 *x = &insn[i].detail->x86;
+
+			end = insn[i].address + insn[i].size - part->offset;
+			if (cs_insn_group(h, &insn[i], CS_GRP_RET)) {
+				if ((size_t)found == max)
+					found = -1;
+				else
+					out[found++] = insn[i].address;
+			} else if (cs_insn_group(h, &insn[i], CS_GRP_JUMP) &&
+				   x->op_count == 1 && x->operands[0].type == X86_OP_IMM &&
+				   !in_parts(parts, nparts, (uint64_t)x->operands[0].imm)) {
+				found = -1;	/* a tail call: it leaves without a ret */
+			}
+		}
+		if (end != part->size)	/* undecodable bytes: unsure */
+			found = -1;
+		if (n)
+			cs_free(insn, n);
+	}
+	cs_close(&h);
+	return found;
+}
+
+/* @size bytes at file offset @offset of @path, or NULL (unreadable). */
+static uint8_t *read_code(const char *path, uint64_t offset, uint64_t size)
+{
+	uint8_t *code = malloc(size);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok = code && fd >= 0 &&
+		  pread(fd, code, size, (off_t)offset) == (ssize_t)size;
+
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		free(code);
+		return NULL;
+	}
+	return code;
+}
+
 size_t placement__shift_file(const char *path, uint64_t offset, uint64_t size)
 {
 	uint8_t *code;
-	size_t shift = 0;
-	int fd;
+	size_t shift;
 
-	if (!size || size > MW_MAX_FUNC_BYTES)
+	if (!size || size > MW_MAX_FUNC_BYTES || !(code = read_code(path, offset, size)))
 		return 0;
-	code = malloc(size);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (code && fd >= 0 && pread(fd, code, size, (off_t)offset) == (ssize_t)size)
-		shift = placement__shift(code, size);
-	if (fd >= 0)
-		close(fd);
+	shift = placement__shift(code, size);
 	free(code);
 	return shift;
+}
+
+int placement__returns_file(const char *path, struct mw_code_part *parts,
+			    size_t nparts, uint64_t *out, size_t max)
+{
+	int n = -1;
+	size_t i;
+
+	for (i = 0; i < nparts; i++)
+		if (parts[i].size > MW_MAX_FUNC_BYTES ||
+		    !(parts[i].code = read_code(path, parts[i].offset, parts[i].size)))
+			break;
+	if (i == nparts)
+		n = placement__returns(parts, nparts, out, max);
+	while (i-- > 0) {
+		free((void *)parts[i].code);
+		parts[i].code = NULL;
+	}
+	return n;
 }

@@ -25,4 +25,25 @@ size_t placement__shift(const uint8_t *code, size_t size);
  * long (read from the file). 0 when unsure or unreadable. */
 size_t placement__shift_file(const char *path, uint64_t offset, uint64_t size);
 
+/* One part of a function's machine code: its bytes and where they are. */
+struct mw_code_part {
+	const uint8_t *code;
+	uint64_t offset;	/* of code[0]: a file offset, or any base */
+	uint64_t size;
+};
+
+/*
+ * Where a function returns: the offsets of the return instructions in
+ * its @nparts parts (its body, and the .cold part GCC splits off) into
+ * @out, at most @max. Returns how many, or -1 when it may also leave
+ * another way (a direct jump out of its parts: a tail call) or cannot be
+ * decoded to its end. Indirect jumps are taken for jump tables inside it.
+ */
+int placement__returns(const struct mw_code_part *parts, size_t nparts,
+		       uint64_t *out, size_t max);
+/* The same for a function in the file @path: each part's code is read
+ * from its file offset (and left NULL again). -1 also when unreadable. */
+int placement__returns_file(const char *path, struct mw_code_part *parts,
+			    size_t nparts, uint64_t *out, size_t max);
+
 #endif

@@ -6,6 +6,11 @@
 #include "placement.h"
 #include "probes.h"
 
+static bool is_alloc(enum mw_prog prog)
+{
+	return prog == MW_PROG_ALLOC || prog == MW_PROG_ALLOC_SESSION;
+}
+
 int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
 		const char *what)
@@ -18,8 +23,9 @@ int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 	/* allocator aliases are one probe; the same function may serve two
 	 * structures, with two cookies */
 	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].offset == offset && t->v[i].prog == prog &&
-		    (prog == MW_PROG_ALLOC || t->v[i].cookie == cookie) &&
+		if (t->v[i].offset == offset &&
+		    (is_alloc(prog) ? is_alloc(t->v[i].prog) :
+		     t->v[i].prog == prog && t->v[i].cookie == cookie) &&
 		    !strcmp(t->v[i].path, path))
 			return 0;
 	if (t->n == t->cap) {

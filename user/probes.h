@@ -2,7 +2,8 @@
 /*
  * probes.h - the probe table: every uprobe memwatch will attach, resolved
  * to a file and offset, before anything is attached. Built by allocator.c
- * (heap probes) and structs.c (structure functions); attached by attach.c.
+ * (heap probes), structs.c (structure functions) and unwind.c (exception
+ * handlers); attached by attach.c.
  */
 #ifndef MW_PROBES_H
 #define MW_PROBES_H
@@ -13,7 +14,11 @@
 
 enum mw_prog {
 	MW_PROG_ALLOC,		/* alloc_enter [+ alloc_return] */
+	MW_PROG_ALLOC_SESSION,	/* alloc_session: entry and return, the
+				 * entry deciding on the return */
 	MW_PROG_STRUCT,		/* struct_enter [+ struct_return] */
+	MW_PROG_STRUCT_EXIT,	/* struct_exit, on a return instruction */
+	MW_PROG_HANDLER,	/* unwind_handler, on a personality routine */
 };
 
 struct mw_probe {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "memwatch.h"		/* before the skeleton: its types */
 #include "memwatch.skel.h"
 #include "sampler.h"
 

@@ -4,8 +4,14 @@
  * (executable first, then libraries in load order) and add its probe. A
  * SYMBOL is a raw name, a demangled C++/Rust name or a glob (symmatch.c);
  * a plain name must name one function, a glob probes all it matches.
- * A return probe is attached only where the BPF side needs one: to read a
- * return value, or to close the scope that charges allocations.
+ *
+ * No structure function gets a return probe if it can be helped: the
+ * kernel's would put its trampoline over the return address, and a C++
+ * exception or Rust panic crossing the frame would abort the target. A
+ * scope (heap mode: an insert charges what it allocates) needs only the
+ * entry (see "structure scopes" in memwatch.bpf.c). A return value
+ * (--delta ret) is read by probes on the function's return instructions;
+ * only a function that also leaves by a jump falls back on a return probe.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -14,9 +20,12 @@
 #include <unistd.h>
 #include "log.h"
 #include "memwatch.h"
+#include "placement.h"
 #include "structs.h"
+#include "unwind.h"
 
 #define MW_MAX_LISTED	8	/* matches or suggestions named in a message */
+#define MW_MAX_EXITS	64	/* return instructions probed in a function */
 
 struct match {
 	const struct mw_object *obj;
@@ -122,8 +131,56 @@ static uint64_t cookie_of(const struct mw_func_spec *f, bool heap)
 	if (f->remove)
 		c |= MW_SF_REMOVE;
 	if (f->delta == MW_DELTA_RET || (heap && !f->remove))
-		c |= MW_SF_RETPROBE;
+		c |= MW_SF_SCOPE;
 	return c;
+}
+
+/* The return instructions of @m's function into @exits, with those of
+ * its .cold part (GCC moves rarely run paths there, some that return);
+ * -1 if it may leave another way. */
+static int find_exits(const struct match *m, uint64_t *exits)
+{
+	struct mw_code_part parts[2] = { { NULL, m->sym->offset, m->sym->size } };
+	const struct mw_sym *cold;
+	char name[1024];
+	size_t n = 1;
+
+	snprintf(name, sizeof(name), "%s.cold", m->name->raw);
+	cold = elfsym__find(m->obj->elf, name);
+	if (cold && cold->size)
+		parts[n++] = (struct mw_code_part){ NULL, cold->offset, cold->size };
+	return placement__returns_file(m->obj->path, parts, n, exits, MW_MAX_EXITS);
+}
+
+/*
+ * The probes of one matched function: the entry, and for --delta ret its
+ * returns, on each return instruction, or by a return probe when it also
+ * leaves by a jump. That is said once on stderr for a target that can
+ * unwind: an exception crossing the function would then abort it.
+ */
+static int add_function(const struct mw_target *t, const struct mw_func_spec *f,
+			const struct match *m, uint64_t cookie, bool unwinds,
+			struct mw_probe_table *tab)
+{
+	const char *what = display_name(m->name);
+	uint64_t exits[MW_MAX_EXITS];
+	int n = 0;
+
+	if (f->delta == MW_DELTA_RET) {
+		n = find_exits(m, exits);
+		if (n <= 0) {
+			cookie |= MW_SF_RETPROBE;
+			if (unwinds)
+				mw_err("%s '%s' --delta ret: it can leave by a jump, so its return value is read by a return probe; a C++ exception or Rust panic that crosses it would abort pid %d (use one or argN)",
+				       f->remove ? "--remove" : "--insert", what, (int)t->pid);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (probes__add(tab, m->obj->path, exits[i], 0, cookie,
+				MW_PROG_STRUCT_EXIT, false, what) < 0)
+			return -1;
+	return probes__add(tab, m->obj->path, m->sym->offset, m->sym->size, cookie,
+			   MW_PROG_STRUCT, cookie & MW_SF_RETPROBE, what) < 0 ? -1 : 0;
 }
 
 /* A note when the executable (the first object mapped) is stripped and
@@ -139,7 +196,7 @@ static void stripped_note(const struct mw_objects *o, char *buf, size_t len)
 
 /* Adds the probes of one --insert/--remove; -1 after one message. */
 static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
-			const struct mw_objects *o, bool heap,
+			const struct mw_objects *o, bool heap, bool unwinds,
 			struct mw_probe_table *tab)
 {
 	const char *opt = f->remove ? "--remove" : "--insert";
@@ -170,10 +227,7 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 		mw_err("%s '%s' matches %zu function%s in pid %d", opt, f->symbol,
 		       n, n == 1 ? "" : "s", (int)t->pid);
 	for (size_t i = 0; i < n && err >= 0; i++)
-		err = probes__add(tab, m[i].obj->path, m[i].sym->offset,
-				  m[i].sym->size, cookie,
-				  MW_PROG_STRUCT, cookie & MW_SF_RETPROBE,
-				  display_name(m[i].name));
+		err = add_function(t, f, &m[i], cookie, unwinds, tab);
 	free(m);
 	if (err < 0) {
 		mw_err("out of memory");
@@ -185,11 +239,20 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 int structs__resolve(const struct mw_target *t, const struct mw_objects *o,
 		     const struct mw_options *opts, struct mw_probe_table *tab)
 {
+	bool unwinds = unwind__runtime(o), scopes = false;
 	int n = 0, r = 0;
 
 	for (int i = 0; i < opts->nfuncs && r >= 0; i++) {
-		r = resolve_func(t, &opts->funcs[i], o, !opts->no_heap, tab);
+		r = resolve_func(t, &opts->funcs[i], o, !opts->no_heap, unwinds, tab);
 		n += r;
+		scopes |= (cookie_of(&opts->funcs[i], !opts->no_heap) & MW_SF_SCOPE) != 0;
 	}
-	return r < 0 ? -1 : n;
+	if (r < 0)
+		return -1;
+	/* which frame handles an exception: the scopes below it are over */
+	if (scopes && unwinds && unwind__resolve(o, tab) < 0) {
+		mw_err("out of memory");
+		return -1;
+	}
+	return n;
 }

@@ -82,3 +82,70 @@ Test(placement, undecodable__stays_at_entry)
 	cr_expect_eq(placement__shift(code, sizeof(code)), 0, "no decode, no move");
 	cr_expect_eq(placement__shift(code, 0), 0, "an empty function");
 }
+
+/* ------------------------------------------------------------ returns */
+
+Test(placement, returns__every_ret_of_the_body)
+{
+	/* 0: test %edi,%edi; 2: je +3 -> 7; 4: mov %edi,%eax; 6: ret;
+	 * 7: xor %eax,%eax; 9: ret */
+	static const uint8_t code[] = { 0x85, 0xff, 0x74, 0x03, 0x89, 0xf8, 0xc3,
+					0x31, 0xc0, 0xc3 };
+	struct mw_code_part part = { code, 0x1000, sizeof(code) };
+	uint64_t out[4];
+
+	cr_assert_eq(placement__returns(&part, 1, out, 4), 2, "two return instructions");
+	cr_expect_eq(out[0], 0x1006, "the first ret, at its offset in the file");
+	cr_expect_eq(out[1], 0x1009, "the second ret");
+}
+
+Test(placement, returns__a_tail_call_is_not_a_return)
+{
+	/* 0: test %edi,%edi; 2: je +1 -> 5; 4: ret; 5: jmp far away */
+	static const uint8_t code[] = { 0x85, 0xff, 0x74, 0x01, 0xc3,
+					0xe9, 0x00, 0x10, 0x00, 0x00 };
+	struct mw_code_part part = { code, 0, sizeof(code) };
+	uint64_t out[4];
+
+	cr_expect_eq(placement__returns(&part, 1, out, 4), -1,
+		     "a jump out of the function leaves it without a ret: unsure");
+}
+
+Test(placement, returns__the_cold_part_is_part_of_the_function)
+{
+	/* body at 0x100: test; je to the cold part at 0x200; ret.
+	 * cold part: mov $1,%eax; ret */
+	static const uint8_t body[] = { 0x85, 0xff, 0x0f, 0x84, 0xf8, 0x00, 0x00, 0x00, 0xc3 };
+	static const uint8_t cold[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3 };
+	struct mw_code_part parts[] = {
+		{ body, 0x100, sizeof(body) }, { cold, 0x200, sizeof(cold) },
+	};
+	uint64_t out[4];
+
+	cr_assert_eq(placement__returns(parts, 2, out, 4), 2,
+		     "the jump into the cold part stays inside; both rets count");
+	cr_expect_eq(out[0], 0x108, "the body's ret");
+	cr_expect_eq(out[1], 0x205, "the cold part's ret");
+	cr_expect_eq(placement__returns(parts, 1, out, 4), -1,
+		     "without its cold part, the jump there looks like a tail call");
+}
+
+Test(placement, returns__more_than_max_is_unsure)
+{
+	static const uint8_t code[] = { 0xc3, 0xc3, 0xc3 };
+	struct mw_code_part part = { code, 0, sizeof(code) };
+	uint64_t out[2];
+
+	cr_expect_eq(placement__returns(&part, 1, out, 2), -1,
+		     "a return left unprobed would be missed: unsure");
+}
+
+Test(placement, returns__undecodable_bytes_are_unsure)
+{
+	static const uint8_t code[] = { 0xc3, 0x06 };	/* ret; push %es: invalid in 64-bit */
+	struct mw_code_part part = { code, 0, sizeof(code) };
+	uint64_t out[2];
+
+	cr_expect_eq(placement__returns(&part, 1, out, 2), -1,
+		     "code that cannot be decoded to its end may hide a return");
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unwind.c - the target's exception runtime, by name in every object it
+ * maps: libgcc_s and LLVM's libunwind (the unwinders), libstdc++ and
+ * libc++abi, and executables that link these in (a Rust program's
+ * personality routine is its own).
+ */
+#include <errno.h>
+#include "memwatch.h"
+#include "unwind.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Called by the unwinder for each frame with unwind actions, and, in its
+ * second phase, for the frame that handles the exception. */
+static const char *const personalities[] = {
+	"__gxx_personality_v0",		/* C++: libstdc++, libc++abi */
+	"rust_eh_personality",		/* Rust */
+	"__gcc_personality_v0",		/* C cleanups */
+	"__gnat_personality_v0",	/* Ada */
+	"__gdc_personality_v0",		/* D */
+	"__gnu_objc_personality_v0",	/* Objective-C */
+};
+
+/* Where a throw, a panic or pthread_cancel starts to unwind. */
+static const char *const unwinders[] = {
+	"_Unwind_RaiseException", "_Unwind_ForcedUnwind",
+};
+
+int unwind__resolve(const struct mw_objects *o, struct mw_probe_table *tab)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < o->n; i++) {
+		for (size_t k = 0; k < N(personalities); k++) {
+			const struct mw_sym *s = elfsym__find(o->v[i].elf, personalities[k]);
+			int r;
+
+			if (!s)
+				continue;
+			r = probes__add(tab, o->v[i].path, s->offset, s->size, 0,
+					MW_PROG_HANDLER, false, personalities[k]);
+			if (r < 0)
+				return -ENOMEM;
+			n += r;
+		}
+	}
+	return n;
+}
+
+bool unwind__runtime(const struct mw_objects *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		for (size_t k = 0; k < N(unwinders); k++)
+			if (elfsym__find(o->v[i].elf, unwinders[k]))
+				return true;
+	return false;
+}
