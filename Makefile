@@ -212,12 +212,19 @@ $(BUILD)/bench/%: tests/bench/%.c
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(CC) -O2 -g -Wall $< -o $@
 
+# the same loop in a process that maps libgcc_s's unwinder, as C++ and
+# Rust programs do: memwatch then reads --delta ret at return instructions
+$(BUILD)/bench/pair_loop_unwind: tests/bench/pair_loop.c
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$(CC) -O2 -g -Wall $< -Wl,--no-as-needed -lgcc_s -o $@
+
 # the peers the benchmark compares memwatch with
 BENCH_PKGS := bpftrace bpfcc-tools
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"
-	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/pair_loop
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/pair_loop \
+		$(BUILD)/bench/pair_loop_unwind
 	$(Q)bash tests/bench/run.sh
 
 clean:

@@ -46,8 +46,7 @@ static bool is_emulated(csh h, const cs_insn *in)
 	const cs_x86 *x = &in->detail->x86;
 
 	switch (in->id) {
-	case X86_INS_NOP:
-	case X86_INS_RET:
+	case X86_INS_NOP:	/* ret is not: it is single-stepped */
 		return true;
 	case X86_INS_PUSH:	/* push of a register */
 		return x->op_count == 1 && x->operands[0].type == X86_OP_REG;

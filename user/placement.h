@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * placement.h - where to put a function's probe. The kernel emulates some
- * instructions under a uprobe (push, jmp, jcc, call, ret, nop: ~5-7 us a
- * hit here) and must single-step the others (~21-24 us): glibc's free
+ * instructions under a uprobe (push, jmp, jcc, call, nop) and must
+ * single-step the others (ret among them; ~45x dearer here): glibc's free
  * starts with test %rdi,%rdi. When it is provably the same as the entry,
  * the probe goes on the first emulated instruction instead.
  */

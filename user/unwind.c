@@ -6,6 +6,8 @@
  * personality routine is its own).
  */
 #include <errno.h>
+#include <elf.h>
+#include <string.h>
 #include "memwatch.h"
 #include "unwind.h"
 
@@ -27,13 +29,27 @@ static const char *const unwinders[] = {
 	"_Unwind_RaiseException", "_Unwind_ForcedUnwind",
 };
 
+/* A global definition of @name in @o. glibc has local wrappers of the same
+ * names (its pthread_cancel reaches libgcc_s through them, and libgcc_s
+ * is where unwinding happens): those do not count. */
+static const struct mw_sym *global(const struct mw_object *o, const char *name)
+{
+	for (size_t i = 0; i < elfsym__count(o->elf); i++) {
+		const struct mw_sym *s = elfsym__at(o->elf, i);
+
+		if (s->offset && s->bind != STB_LOCAL && !strcmp(s->name, name))
+			return s;
+	}
+	return NULL;
+}
+
 int unwind__resolve(const struct mw_objects *o, struct mw_probe_table *tab)
 {
 	int n = 0;
 
 	for (size_t i = 0; i < o->n; i++) {
 		for (size_t k = 0; k < N(personalities); k++) {
-			const struct mw_sym *s = elfsym__find(o->v[i].elf, personalities[k]);
+			const struct mw_sym *s = global(&o->v[i], personalities[k]);
 			int r;
 
 			if (!s)
@@ -52,7 +68,7 @@ bool unwind__runtime(const struct mw_objects *o)
 {
 	for (size_t i = 0; i < o->n; i++)
 		for (size_t k = 0; k < N(unwinders); k++)
-			if (elfsym__find(o->v[i].elf, unwinders[k]))
+			if (global(&o->v[i], unwinders[k]))
 				return true;
 	return false;
 }

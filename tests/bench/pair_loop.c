@@ -7,6 +7,8 @@
  *   fill K    allocates K more 32-byte blocks, kept live; replies "filled"
  *   mark      calls registry_add() once (a structure function for the
  *             --no-heap mode, outside the measured loop)
+ *   calls     PAIRS calls of registry_insert() (an insert that makes two
+ *             calls and allocates nothing); replies with ns per call
  * It waits for stdin so that tracers can attach between commands.
  * Usage: pair_loop PAIRS [THREADS]
  */
@@ -26,6 +28,21 @@ static long registry;
 __attribute__((noinline)) void registry_add(void)
 {
 	registry++;
+}
+
+__attribute__((noinline)) long registry_step(long i)
+{
+	__asm__ volatile("" ::: "memory");
+	return i & 1;
+}
+
+/* Starts with a call (emulated under a probe), ends with a ret. */
+__attribute__((noinline)) long registry_insert(long i)
+{
+	long r = registry_step(i) + registry_step(i + 1);
+
+	__asm__ volatile("" ::: "memory");
+	return r;
 }
 
 static double now_ns(void)
@@ -57,6 +74,16 @@ static void run(void)
 	printf("%.0f %ld\n", (now_ns() - t0) / pairs, pairs * nthreads);
 }
 
+static void calls(void)
+{
+	double t0 = now_ns();
+	long sum = 0;
+
+	for (long i = 0; i < pairs; i++)
+		sum += registry_insert(i);
+	printf("%.0f %ld\n", (now_ns() - t0) / pairs, sum);
+}
+
 static void fill(size_t k)
 {
 	if (nkept + k > capkept) {
@@ -83,6 +110,8 @@ int main(int argc, char **argv)
 			fill((size_t)atol(line + 5));
 		else if (!strncmp(line, "mark", 4))
 			registry_add(), printf("marked\n");
+		else if (!strncmp(line, "calls", 5))
+			calls();
 		else
 			run();
 	}

@@ -16,7 +16,8 @@
 #   bcc-memleak     BCC's memleak, where it can run
 #
 # Then: cost against the number of live blocks (1K, 1M, 10M), 8 threads at
-# once, memwatch's memory per live block, and its own CPU and RSS.
+# once, memwatch's memory per live block, what a structure function's
+# call costs in each way memwatch sees it, and memwatch's own CPU and RSS.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -186,6 +187,55 @@ for m in untraced floor memwatch; do
 	stop_tracer
 	stop_loop
 done
+
+# ------------------------------------------------- structure functions
+# call_measure BINARY [MEMWATCH OPTIONS...]: ns per registry_insert call on
+# a fresh target, into MEASURED
+call_measure() {
+	local bin=$1
+	shift
+	coproc LOOPP { exec "$bin" "$PAIRS" 1; }
+	read -r _ <&"${LOOPP[0]}"
+	TRACER=
+	MEASURED=-
+	if [ $# -gt 0 ]; then
+		: > "$TMP/calls.out"
+		$MW -p "$LOOPP_PID" -i 1 "$@" -o "$TMP/calls.out" 2>"$TMP/err" &
+		TRACER=$!
+		wait_for "$TMP/calls.out" timestamp 30 "$TRACER" || { stop_tracer; stop_loop; return; }
+	fi
+	ask calls
+	MEASURED=${REPLY_LINE%% *}
+	stop_tracer
+	stop_loop
+}
+
+echo
+echo "structure function calls ($PAIRS calls of an insert that starts with a call"
+echo "and makes two; ns per call, median of $ROUNDS, modes alternated):"
+INS="--struct registry --insert registry_insert"
+UNWIND=build/bench/pair_loop_unwind
+call_modes="untraced entry ret ret-unwinding heap-scope"
+declare -A cruns
+for r in $(seq "$ROUNDS"); do
+	for m in $call_modes; do
+		case $m in
+		untraced) call_measure "$LOOP" ;;
+		entry) call_measure "$LOOP" --no-heap $INS ;;
+		ret) call_measure "$LOOP" --no-heap $INS --delta ret ;;
+		ret-unwinding) call_measure "$UNWIND" --no-heap $INS --delta ret ;;
+		heap-scope) call_measure "$LOOP" $INS ;;
+		esac
+		cruns[$m]="${cruns[$m]:-} $MEASURED"
+	done
+done
+for m in $call_modes; do
+	printf '%-14s %8s  %s\n' "$m" "$(printf '%s\n' ${cruns[$m]} | grep -v '^-$' | median)" "${cruns[$m]}"
+done
+echo "  entry: --no-heap, the entry probe alone; ret: --delta ret in a C target"
+echo "  (a return probe); ret-unwinding: the same where the target maps an"
+echo "  unwinder (probes on its return instructions); heap-scope: heap mode,"
+echo "  the insert's scope known from its entry"
 
 # ------------------------------------------------------- memwatch itself
 echo

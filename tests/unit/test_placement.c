@@ -149,3 +149,13 @@ Test(placement, returns__undecodable_bytes_are_unsure)
 	cr_expect_eq(placement__returns(&part, 1, out, 2), -1,
 		     "code that cannot be decoded to its end may hide a return");
 }
+
+Test(placement, ret__is_not_emulated)
+{
+	/* mov %edi,%eax; and $1,%eax; ret: nothing emulated before the end */
+	static const uint8_t code[] = { 0x89, 0xf8, 0x83, 0xe0, 0x01, 0xc3 };
+
+	cr_expect_eq(placement__shift(code, sizeof(code)), 0,
+		     "the kernel single-steps ret: moving onto it gains nothing, and "
+		     "would put the entry probe on the function's return probe");
+}
