@@ -699,6 +699,30 @@ static __always_inline void count_insert_site(__u32 slot, __u32 id, __u64 sp)
 	__sync_fetch_and_add(calls, 1);
 }
 
+/*
+ * The same function entered again at the slot of one of its open scopes,
+ * with the same return address there: called again from the same place
+ * (a loop), so that call has returned; it ends, with any after it. (A
+ * tail call from another function at that slot keeps its scope.)
+ */
+static __always_inline void drop_reentered(struct mw_thread *t, __u64 sp,
+					   __u64 cookie, __u32 slot)
+{
+	for (int i = MW_MAX_SCOPES - 1; i >= 0; i--) {
+		if ((__u32)i >= t->nscopes)
+			continue;
+		if (t->scopes[i].sp != sp)
+			break;
+		if (t->scopes[i].cookie != cookie)
+			continue;
+		for (int k = MW_MAX_SCOPES - 1; k >= 0; k--)
+			if ((__u32)k >= (__u32)i && (__u32)k < t->nscopes)
+				scope_gone(&t->scopes[k], slot);
+		t->nscopes = (__u32)i;
+		break;
+	}
+}
+
 SEC("uprobe")
 int struct_enter(struct pt_regs *ctx)
 {
@@ -721,6 +745,7 @@ int struct_enter(struct pt_regs *ctx)
 		return 0;
 	}
 	prune_scopes(t, sp, slot);	/* a caller at this slot tail-called us */
+	drop_reentered(t, sp, cookie, slot);
 	n = t->nscopes;
 	if (n >= MW_MAX_SCOPES) {
 		count(slot, MW_C_LOST_SCOPES, 1);

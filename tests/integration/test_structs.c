@@ -52,6 +52,22 @@ Test(structs, four_threads__elements_and_bytes_exact, .timeout = 120)
 	session_stop(&s);
 }
 
+/* an insert called in a loop from one call site, nothing probed between
+ * the calls: each call's scope ends when the next begins (the scope rule
+ * sees the same return address at the same slot) */
+Test(structs, insert_in_a_loop__scopes_end_call_by_call, .timeout = 120)
+{
+	const char *extra[] = { STRUCT_ARGS, NULL };
+	struct session s;
+
+	session_start_target(&s, script, extra);
+	expect_structs(&s, session_command(&s, "burst\n"), true);
+	expect_structs(&s, session_command(&s, "burst\n"), true);
+	cr_expect_eq(session_int(&s, "index_insert_calls"), 400, "two bursts of 200 calls");
+	expect_structs(&s, session_command(&s, "clear\n"), true);
+	session_stop(&s);
+}
+
 Test(structs, config_file__same_as_command_line, .timeout = 120)
 {
 	char path[] = "/tmp/memwatch-conf-XXXXXX";

@@ -11,7 +11,9 @@
  *          argument's count (--delta arg2), index_del removes one.
  * The target keeps its own tally of elements, and of the bytes allocated
  * inside each structure's insert functions that are still live.
- * Commands on stdin: run, shrink, clear, quit. Usage: struct_script ROUNDS
+ * Commands on stdin: run, shrink, clear, burst (the main thread calls
+ * index_add 200 times from one call site, with only a plain function call
+ * between: a loop like a service's), quit. Usage: struct_script ROUNDS
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -104,6 +106,22 @@ __attribute__((noinline)) void index_del(int key)
 	}
 	say("error index_del: key %d missing\n", key);
 	exit(5);
+}
+
+__attribute__((noinline)) int plain_step(int i)
+{
+	__asm__ volatile("" ::: "memory");
+	return i + 1;
+}
+
+/* index_add again and again from one call site, nothing allocated or
+ * probed between the calls */
+static void burst(void)
+{
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < 200; i++)
+		index_add(plain_step(5000 + i));
+	pthread_mutex_unlock(&lock);
 }
 
 /* ------------------------------------------------------------ table */
@@ -290,6 +308,9 @@ int main(int argc, char **argv)
 		} else if (!strncmp(line, "clear", 5)) {
 			clear_all();
 			tally("cleared");
+		} else if (!strncmp(line, "burst", 5)) {
+			burst();
+			tally("burst");
 		} else {
 			break;
 		}
