@@ -113,8 +113,9 @@ struct mw_struct_stats {
 /*
  * The live-block table: one entry per block allocated since attach, 8
  * bytes of key and 8 of value (the kernel adds ~40 per entry). User-space
- * addresses fit in 47 bits, so the key is the address with the target's
- * slot in the top 16 bits.
+ * addresses fit in 47 bits, so the key is the address (bits 0-47) with
+ * the target's slot in bits 48-51; a site key (below) also has its stack
+ * in bits 52-63.
  */
 #define MW_KEY_SLOT_SHIFT	48
 #define MW_BLOCK_KEY(slot, addr) ((__u64)(addr) | ((__u64)(slot) << MW_KEY_SLOT_SHIFT))
@@ -151,5 +152,14 @@ struct mw_insert_site_key {
 	__u32 struct_id;
 	__u32 pad;
 };
+
+/* The packed layouts above hold these limits; the build fails otherwise. */
+_Static_assert(MW_MAX_TARGETS <= 16, "a key has 4 bits of target slot");
+_Static_assert(MW_MAX_TARGETS <= 256, "a cookie has 8 bits of target slot");
+_Static_assert(MW_MAX_STACKS < (1 << 12), "a site key has 12 bits of stack id + 1 (ids < MW_MAX_STACKS)");
+_Static_assert(MW_MAX_STRUCTS < (1 << 16), "a cookie and a block have 16 bits of structure id");
+_Static_assert(MW_OP__COUNT <= 0xff, "an allocator cookie has 8 bits of op");
+_Static_assert(MW_DELTA_ARG1 + 5 <= 0xff, "a structure cookie has 8 bits of delta rule");
+_Static_assert((MW_MAX_SCOPES & (MW_MAX_SCOPES - 1)) == 0, "scopes are indexed with a mask");
 
 #endif /* MEMWATCH_H */

@@ -12,9 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "expo.h"
+#include "fields.h"
 
 enum value {
-	V_LIVE_BYTES, V_LIVE_ALLOCS, V_COUNTER, V_RSS, V_LOST,
+	V_COUNTER, V_RSS, V_LOST,
 	V_S_ELEMENTS, V_S_BYTES, V_S_ESTIMATED, V_S_INSERTS, V_S_REMOVES,
 };
 
@@ -24,61 +25,29 @@ struct family {
 	const char *unit;	/* NULL: none */
 	const char *help;
 	enum value value;
-	int counter_index;	/* enum mw_counter, for V_COUNTER */
+	const struct mw_counter_field *field;	/* for V_COUNTER */
 	bool heap_only;		/* absent under --no-heap */
 };
 
+/* After the counters of fields.c, which come first. */
 static const struct family families[] = {
-	{ "memwatch_heap_live_bytes", false, "bytes",
-	  "Requested bytes of blocks allocated since attach and not yet freed.",
-	  V_LIVE_BYTES, 0, true },
-	{ "memwatch_heap_live_allocations", false, NULL,
-	  "Blocks allocated since attach and not yet freed.", V_LIVE_ALLOCS, 0, true },
-	{ "memwatch_heap_allocations", true, NULL,
-	  "Blocks that became live since attach.", V_COUNTER, MW_C_ALLOC_CALLS, true },
-	{ "memwatch_heap_allocated_bytes", true, "bytes",
-	  "Requested bytes of blocks that became live since attach.",
-	  V_COUNTER, MW_C_ALLOC_BYTES, true },
-	{ "memwatch_heap_frees", true, NULL,
-	  "Blocks allocated since attach that were freed.", V_COUNTER, MW_C_FREE_CALLS, true },
-	{ "memwatch_heap_freed_bytes", true, "bytes",
-	  "Requested bytes of blocks allocated since attach that were freed.",
-	  V_COUNTER, MW_C_FREE_BYTES, true },
-	{ "memwatch_heap_failed_calls", true, NULL,
-	  "Allocator calls that failed (NULL, overflowing size, EINVAL).",
-	  V_COUNTER, MW_C_FAILED_CALLS, true },
-	{ "memwatch_heap_untracked_frees", true, NULL,
-	  "Frees of blocks allocated before attach (they change nothing).",
-	  V_COUNTER, MW_C_UNTRACKED_FREES, true },
 	{ "memwatch_lost_events", true, NULL,
 	  "Events not accounted, by reason; non-zero means figures are not exact.",
-	  V_LOST, 0, false },
+	  V_LOST, NULL, false },
 	{ "memwatch_rss_bytes", false, "bytes",
-	  "Resident set size of the target, from /proc/PID/statm.", V_RSS, 0, false },
+	  "Resident set size of the target, from /proc/PID/statm.", V_RSS, NULL, false },
 	{ "memwatch_struct_elements", false, NULL,
-	  "Net change in a structure's elements since attach.", V_S_ELEMENTS, 0, false },
+	  "Net change in a structure's elements since attach.", V_S_ELEMENTS, NULL, false },
 	{ "memwatch_struct_bytes", false, "bytes",
 	  "Live bytes allocated inside a structure's insert functions.",
-	  V_S_BYTES, 0, true },
+	  V_S_BYTES, NULL, true },
 	{ "memwatch_struct_estimated_bytes", false, "bytes",
 	  "A structure's elements times its static element size (--size).",
-	  V_S_ESTIMATED, 0, false },
+	  V_S_ESTIMATED, NULL, false },
 	{ "memwatch_struct_inserts", true, NULL,
-	  "Calls of a structure's insert functions since attach.", V_S_INSERTS, 0, false },
+	  "Calls of a structure's insert functions since attach.", V_S_INSERTS, NULL, false },
 	{ "memwatch_struct_removes", true, NULL,
-	  "Calls of a structure's remove functions since attach.", V_S_REMOVES, 0, false },
-};
-
-static const struct {
-	const char *reason;
-	int counter;		/* -1: the kernel's missed runs */
-} lost_reasons[] = {
-	{ "table_full", MW_C_LOST_TABLE_FULL },
-	{ "unpaired", MW_C_LOST_UNPAIRED },
-	{ "scopes", MW_C_LOST_SCOPES },
-	{ "sites", MW_C_LOST_SITES },
-	{ "stacks", MW_C_LOST_STACKS },
-	{ "missed_probes", -1 },
+	  "Calls of a structure's remove functions since attach.", V_S_REMOVES, NULL, false },
 };
 
 static bool is_struct(enum value v)
@@ -153,26 +122,25 @@ static void target_samples(FILE *f, const struct family *fam,
 
 	snprintf(labels, sizeof(labels), "pid=\"%d\"", (int)s->pid);
 	switch (fam->value) {
-	case V_LIVE_BYTES:
-		sample(f, fam, labels, s->live_bytes);
-		return;
-	case V_LIVE_ALLOCS:
-		sample(f, fam, labels, s->live_allocations);
-		return;
 	case V_COUNTER:
-		sample(f, fam, labels, (int64_t)s->c[fam->counter_index]);
+		sample(f, fam, labels, fields__counter(fam->field, s));
 		return;
 	case V_RSS:
 		sample(f, fam, labels, (int64_t)s->rss_bytes);
 		return;
 	case V_LOST:
-		for (size_t r = 0; r < sizeof(lost_reasons) / sizeof(lost_reasons[0]); r++) {
-			int c = lost_reasons[r].counter;
+		for (size_t r = 0; r < mw_ncounter_fields; r++) {
+			const struct mw_counter_field *c = &mw_counter_fields[r];
 
+			if (!c->reason)
+				continue;
 			snprintf(labels, sizeof(labels), "pid=\"%d\",reason=\"%s\"",
-				 (int)s->pid, lost_reasons[r].reason);
-			sample(f, fam, labels, (int64_t)(c < 0 ? s->lost_missed : s->c[c]));
+				 (int)s->pid, c->reason);
+			sample(f, fam, labels, (int64_t)s->c[c->counter]);
 		}
+		snprintf(labels, sizeof(labels), "pid=\"%d\",reason=\"missed_probes\"",
+			 (int)s->pid);
+		sample(f, fam, labels, (int64_t)s->lost_missed);
 		return;
 	default:
 		struct_samples(f, fam, l, s);
@@ -250,76 +218,55 @@ static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 	}
 }
 
-static const struct {
-	const char *name, *help, *unit;
-	int field;		/* index into glibc_values() */
-} glibc_families[] = {
-	{ "memwatch_glibc_arena_bytes", "Bytes glibc took from the system for its arenas (mallinfo2 arena).", "bytes", 0 },
-	{ "memwatch_glibc_in_use_bytes", "Bytes in use in the arenas (mallinfo2 uordblks).", "bytes", 1 },
-	{ "memwatch_glibc_free_bytes", "Free bytes in the arenas (mallinfo2 fordblks).", "bytes", 2 },
-	{ "memwatch_glibc_mmapped_bytes", "Bytes in mmapped blocks (mallinfo2 hblkhd).", "bytes", 3 },
-	{ "memwatch_glibc_arenas", "Arenas in glibc's ring.", NULL, 4 },
-	{ "memwatch_glibc_free_chunks", "Free chunks in the arenas' bins (mallinfo2 ordblks).", NULL, 5 },
-	{ "memwatch_glibc_fastbin_chunks", "Free chunks in fastbins (mallinfo2 smblks).", NULL, 6 },
-	{ "memwatch_glibc_fastbin_free_bytes", "Free bytes in fastbins (mallinfo2 fsmblks).", "bytes", 7 },
-	{ "memwatch_glibc_mmapped_chunks", "Blocks served by mmap (mallinfo2 hblks).", NULL, 8 },
-	{ "memwatch_glibc_releasable_bytes", "Bytes at the top of the main arena malloc_trim could release (mallinfo2 keepcost).", "bytes", 9 },
-	{ "memwatch_glibc_mmap_threshold_bytes", "glibc's current (dynamic) mmap threshold.", "bytes", 10 },
-	{ "memwatch_glibc_trim_threshold_bytes", "glibc's current trim threshold.", "bytes", 11 },
-};
-
 static void glibc_samples(FILE *f, enum mw_expo fmt, const struct mw_snapshot *const *snaps,
 			  int n)
 {
 	char labels[64];
 
-	for (size_t k = 0; k < sizeof(glibc_families) / sizeof(glibc_families[0]); k++) {
-		struct family fam = { .name = glibc_families[k].name, .unit = glibc_families[k].unit,
-				      .help = glibc_families[k].help };
+	for (size_t k = 0; k < mw_nglibc_fields; k++) {
+		const struct mw_glibc_field *g = &mw_glibc_fields[k];
+		struct family fam = { .name = g->metric, .unit = g->unit, .help = g->help };
 
 		header(f, fmt, &fam);
 		for (int t = 0; t < n; t++) {
-			const struct mw_glibc_sample *g = &snaps[t]->glibc;
-			const uint64_t v[] = {
-				g->arena, g->uordblks, g->fordblks, g->hblkhd, g->arenas,
-				g->ordblks, g->smblks, g->fsmblks, g->hblks, g->keepcost,
-				g->mmap_threshold, g->trim_threshold,
-			};
-
 			if (!snaps[t]->has_glibc)
 				continue;
 			snprintf(labels, sizeof(labels), "pid=\"%d\"", (int)snaps[t]->pid);
-			sample(f, &fam, labels, (int64_t)v[glibc_families[k].field]);
+			if (g->kind == MW_G_RATIO)
+				fprintf(f, "%s{%s} %.6f\n", g->metric, labels,
+					snaps[t]->glibc.fragmentation);
+			else
+				sample(f, &fam, labels, (int64_t)fields__glibc(g, &snaps[t]->glibc));
 		}
 	}
-	fprintf(f, "# HELP memwatch_glibc_fragmentation_ratio Free bytes divided by arena bytes.\n"
-		   "# TYPE memwatch_glibc_fragmentation_ratio gauge\n");
-	if (fmt == MW_EXPO_OPENMETRICS)
-		fprintf(f, "# UNIT memwatch_glibc_fragmentation_ratio ratio\n");
+}
+
+/* One family per entry: from fields.c, then the table above. */
+static void family_samples(FILE *f, enum mw_expo fmt, const struct family *fam,
+			   const struct mw_layout *l, const struct mw_snapshot *const *snaps,
+			   int n)
+{
+	if (!family_present(fam, l))
+		return;
+	header(f, fmt, fam);
 	for (int t = 0; t < n; t++)
-		if (snaps[t]->has_glibc)
-			fprintf(f, "memwatch_glibc_fragmentation_ratio{pid=\"%d\"} %.6f\n",
-				(int)snaps[t]->pid, snaps[t]->glibc.fragmentation);
-	fprintf(f, "# HELP memwatch_glibc_sample_consistent 1 if the walk saw glibc's lists unchanged.\n"
-		   "# TYPE memwatch_glibc_sample_consistent gauge\n");
-	for (int t = 0; t < n; t++)
-		if (snaps[t]->has_glibc)
-			fprintf(f, "memwatch_glibc_sample_consistent{pid=\"%d\"} %d\n",
-				(int)snaps[t]->pid, snaps[t]->glibc.consistent ? 1 : 0);
+		target_samples(f, fam, l, snaps[t]);
 }
 
 int expo__write(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 		const struct mw_snapshot *const *snaps, int n)
 {
-	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
-		const struct family *fam = &families[i];
+	for (size_t i = 0; i < mw_ncounter_fields; i++) {
+		const struct mw_counter_field *c = &mw_counter_fields[i];
+		struct family fam = { .name = c->metric, .counter = c->counter >= 0,
+				      .unit = c->unit, .help = c->help, .value = V_COUNTER,
+				      .field = c, .heap_only = c->heap };
 
-		if (!family_present(fam, l))
-			continue;
-		header(f, fmt, fam);
-		for (int t = 0; t < n; t++)
-			target_samples(f, fam, l, snaps[t]);
+		if (c->metric)
+			family_samples(f, fmt, &fam, l, snaps, n);
 	}
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		family_samples(f, fmt, &families[i], l, snaps, n);
 	if (l->sites)
 		site_samples(f, fmt, l, snaps, n);
 	if (l->glibc)

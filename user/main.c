@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "expo.h"
 #include "feed.h"
+#include "fields.h"
 #include "http.h"
 #include "log.h"
 #include "memwatch.skel.h"
@@ -239,8 +240,7 @@ static int setup_signals(struct mw_session *s)
 static void warn_inexact(struct mw_session *s, int i, const struct mw_snapshot *snap)
 {
 	uint64_t full = snap->c[MW_C_LOST_TABLE_FULL];
-	uint64_t other = snap->c[MW_C_LOST_UNPAIRED] + snap->c[MW_C_LOST_SCOPES] +
-			 snap->c[MW_C_LOST_SITES] + snap->c[MW_C_LOST_STACKS] + snap->lost_missed;
+	uint64_t other = fields__lost(snap) - full;
 
 	if (s->warned_inexact[i] || (!full && !other))
 		return;

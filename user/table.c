@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "csv.h"
+#include "fields.h"
 #include "table.h"
 
 void table__bytes(int64_t bytes, char *buf, size_t len)
@@ -67,8 +68,7 @@ static void remember(struct mw_table *t, const struct mw_snapshot *s)
 static void heap_lines(FILE *f, const struct mw_snapshot *s, const struct mw_snapshot *p)
 {
 	char live[32], dlive[32], rss[32];
-	uint64_t lost = s->c[MW_C_LOST_TABLE_FULL] + s->c[MW_C_LOST_UNPAIRED] +
-			s->c[MW_C_LOST_SCOPES] + s->c[MW_C_LOST_SITES] + s->lost_missed;
+	uint64_t lost = fields__lost(s);
 
 	table__bytes(s->live_bytes, live, sizeof(live));
 	delta_bytes(p ? s->live_bytes - p->live_bytes : 0, dlive, sizeof(dlive));
