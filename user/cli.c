@@ -5,6 +5,7 @@
  * Structure options apply to the --struct before them.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -51,12 +52,13 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
+/* A format: the defaults come from cli.h */
 static const char usage_text[] =
 "Usage: memwatch -p PID [options]\n"
 "Observe a running process's heap from outside, with BPF uprobes.\n"
 "\n"
 "  -p, --pid PID             process to observe (repeatable)\n"
-"  -i, --interval SECONDS    sampling period, > 0, fractional allowed (1)\n"
+"  -i, --interval SECONDS    sampling period, > 0, fractional allowed (%g)\n"
 "  -n, --count N             exit after N rows per process\n"
 "  -o, --output PATH         write the feed to PATH instead of stdout\n"
 "  -f, --format FORMAT       csv (default), openmetrics (one exposition per\n"
@@ -65,16 +67,16 @@ static const char usage_text[] =
 "  -l, --listen [ADDR:]PORT  serve /metrics over HTTP (ADDR: 127.0.0.1)\n"
 "  -c, --config FILE         structures from FILE (see README), with the\n"
 "                            same meaning as the options below\n"
-"      --max-live-blocks N   size of the live-block table (1048576)\n"
+"      --max-live-blocks N   size of the live-block table (%u)\n"
 "      --allocator WHICH     auto (default: the one malloc binds to), glibc,\n"
 "                            jemalloc, tcmalloc, mimalloc, or an object's PATH\n"
 "\n"
 "Allocation sites (tracked with any of these, or -f table):\n"
-"      --top N               list the N sites holding most (10)\n"
+"      --top N               list the N sites holding most (%d)\n"
 "      --folded PATH         live bytes by site as folded stacks, rewritten\n"
 "                            each interval (for flame-graph tools)\n"
 "      --leak-intervals K    flag sites that grew in each of the last K\n"
-"                            intervals as leak suspects (5)\n"
+"                            intervals as leak suspects (%d)\n"
 "      --stacks              sites with their whole call stacks (frame\n"
 "                            pointers): one site per distinct stack\n"
 "\n"
@@ -122,8 +124,7 @@ int cli__parse_seconds(const char *s, double *out)
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	/* 1 ms at the least, a day at the most */
-	if (errno || *end || !isfinite(v) || v < 0.001 || v > 86400)
+	if (errno || *end || !isfinite(v) || v < MW_MIN_INTERVAL_S || v > MW_MAX_INTERVAL_S)
 		return -1;
 	*out = v;
 	return 0;
@@ -133,11 +134,15 @@ int cli__parse_seconds(const char *s, double *out)
  * else "FILE:LINE" of a config file. */
 static const char *source;
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
 {
 	char msg[512];
+	va_list ap;
 
-	snprintf(msg, sizeof(msg), fmt, arg ? arg : "");
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	if (source)
 		mw_err("%s: %s", source, msg);
 	else
@@ -158,12 +163,13 @@ static bool valid_struct_name(const char *s)
 static int add_struct(struct mw_options *o, const char *name)
 {
 	if (!valid_struct_name(name))
-		return usage_error("--struct '%s': a name is [A-Za-z_][A-Za-z0-9_]*, at most 63 characters", name);
+		return usage_error("--struct '%s': a name is [A-Za-z_][A-Za-z0-9_]*, at most %d characters",
+				   name, MW_STRUCT_NAME_MAX - 1);
 	for (int i = 0; i < o->nstructs; i++)
 		if (!strcmp(o->structs[i].name, name))
 			return usage_error("--struct '%s' is given twice", name);
 	if (o->nstructs == MW_MAX_STRUCTS)
-		return usage_error("too many --struct (at most 64)", NULL);
+		return usage_error("too many --struct (at most %d)", MW_MAX_STRUCTS);
 	snprintf(o->structs[o->nstructs++].name, MW_STRUCT_NAME_MAX, "%s", name);
 	return 0;
 }
@@ -178,11 +184,11 @@ static int add_func(struct mw_options *o, const char *sym, bool remove)
 	if (!*sym)
 		return usage_error("%s needs a symbol name", opt);
 	if (o->nfuncs == MW_MAX_FUNCS)
-		return usage_error("too many --insert/--remove (at most 256)", NULL);
+		return usage_error("too many --insert/--remove (at most %d)", MW_MAX_FUNCS);
 	f = &o->funcs[o->nfuncs];
 	f->symbol = strdup(sym);	/* a config file's line buffer is reused */
 	if (!f->symbol)
-		return usage_error("out of memory", NULL);
+		return usage_error("out of memory");
 	o->nfuncs++;
 	f->struct_id = o->nstructs - 1;
 	f->remove = remove;
@@ -220,7 +226,7 @@ static int add_pid(struct mw_options *o, const char *arg)
 		if (o->pids[i] == (pid_t)v)
 			return usage_error("--pid %s is given twice", arg);
 	if (o->npids == MW_MAX_TARGETS)
-		return usage_error("too many --pid (at most 16)", NULL);
+		return usage_error("too many --pid (at most %d)", MW_MAX_TARGETS);
 	o->pids[o->npids++] = (pid_t)v;
 	return 0;
 }
@@ -238,7 +244,8 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		return add_pid(o, arg);
 	case 'i':
 		if (cli__parse_seconds(arg, &o->interval_s))
-			return usage_error("--interval '%s': seconds, from 0.001 to 86400", arg);
+			return usage_error("--interval '%s': seconds, from %g to %g", arg,
+					   MW_MIN_INTERVAL_S, MW_MAX_INTERVAL_S);
 		return 0;
 	case 'n':
 		if (cli__parse_u64(arg, 1, UINT64_MAX, &o->count))
@@ -246,7 +253,7 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		return 0;
 	case 'o':
 		if (!*arg)
-			return usage_error("--output needs a path", NULL);
+			return usage_error("--output needs a path");
 		o->output = arg;
 		return 0;
 	case 'f':
@@ -278,8 +285,8 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		o->allocator = arg;
 		return 0;
 	case OPT_MAX_LIVE:
-		if (cli__parse_u64(arg, 1, 1u << 28, &v))
-			return usage_error("--max-live-blocks '%s': from 1 to 268435456", arg);
+		if (cli__parse_u64(arg, 1, MW_MAX_LIVE_BLOCKS, &v))
+			return usage_error("--max-live-blocks '%s': from 1 to %u", arg, MW_MAX_LIVE_BLOCKS);
 		o->max_live_blocks = (uint32_t)v;
 		return 0;
 	case OPT_STRUCT:
@@ -291,8 +298,8 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		return set_delta(o, arg, last);
 	case OPT_SIZE:
 		if (o->nstructs == 0)
-			return usage_error("--size needs a --struct NAME before it", NULL);
-		if (cli__parse_u64(arg, 1, 1ull << 40, &v))
+			return usage_error("--size needs a --struct NAME before it");
+		if (cli__parse_u64(arg, 1, MW_MAX_ELEMENT_SIZE, &v))
 			return usage_error("--size '%s': bytes per element, 1 or more", arg);
 		o->structs[o->nstructs - 1].size = v;
 		return 0;
@@ -301,18 +308,18 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		return 0;
 	case OPT_FOLDED:
 		if (!*arg)
-			return usage_error("--folded needs a path", NULL);
+			return usage_error("--folded needs a path");
 		o->folded = arg;
 		return 0;
 	case OPT_TOP:
-		if (cli__parse_u64(arg, 1, 1000, &v))
-			return usage_error("--top '%s': from 1 to 1000 sites", arg);
+		if (cli__parse_u64(arg, 1, MW_MAX_TOP, &v))
+			return usage_error("--top '%s': from 1 to %d sites", arg, MW_MAX_TOP);
 		o->top = (int)v;
 		o->top_given = true;
 		return 0;
 	case OPT_LEAK_INTERVALS:
 		if (cli__parse_u64(arg, 1, MW_MAX_LEAK_INTERVALS, &v))
-			return usage_error("--leak-intervals '%s': from 1 to 60", arg);
+			return usage_error("--leak-intervals '%s': from 1 to %d", arg, MW_MAX_LEAK_INTERVALS);
 		o->leak_intervals = (int)v;
 		return 0;
 	case OPT_STACKS:
@@ -327,7 +334,8 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 	case 'c':
 		return config__load(o, arg);
 	case 'h':
-		fputs(usage_text, stdout);
+		printf(usage_text, MW_DEFAULT_INTERVAL_S, MW_DEFAULT_LIVE_BLOCKS, MW_DEFAULT_TOP,
+		       MW_DEFAULT_LEAK_INTERVALS);
 		return 1;
 	case 'V':
 		printf("memwatch %s\n", MEMWATCH_VERSION);
@@ -397,11 +405,11 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	int c, err;
 
 	memset(o, 0, sizeof(*o));
-	o->interval_s = 1.0;
+	o->interval_s = MW_DEFAULT_INTERVAL_S;
 	o->max_live_blocks = MW_DEFAULT_LIVE_BLOCKS;
 	o->allocator = "auto";
-	o->top = 10;
-	o->leak_intervals = 5;
+	o->top = MW_DEFAULT_TOP;
+	o->leak_intervals = MW_DEFAULT_LEAK_INTERVALS;
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:i:n:o:f:l:c:hV", long_opts, NULL)) != -1) {
@@ -414,6 +422,6 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->npids == 0)
-		return usage_error("--pid PID is required", NULL);
+		return usage_error("--pid PID is required");
 	return check_structs(o);
 }

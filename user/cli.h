@@ -12,6 +12,17 @@
 #include "memwatch.h"
 
 #define MW_MAX_FUNCS		256	/* --insert/--remove over all structures */
+
+/* Defaults and ranges of the numeric options: the parser, its messages
+ * and --help all read these. */
+#define MW_DEFAULT_INTERVAL_S	1.0
+#define MW_MIN_INTERVAL_S	0.001	/* 1 ms */
+#define MW_MAX_INTERVAL_S	86400.0	/* a day */
+#define MW_MAX_LIVE_BLOCKS	(1u << 28)
+#define MW_DEFAULT_TOP		10
+#define MW_MAX_TOP		1000
+#define MW_DEFAULT_LEAK_INTERVALS 5
+#define MW_MAX_ELEMENT_SIZE	(1ull << 40)	/* --size */
 #define MW_STRUCT_NAME_MAX	64
 
 enum mw_format { MW_FORMAT_CSV, MW_FORMAT_OPENMETRICS, MW_FORMAT_TABLE };
