@@ -51,7 +51,8 @@ int csv__write_header(FILE *f, const struct mw_layout *l)
 	fputs(",lost_missed_probes,rss_bytes", f);
 	if (l->sites)
 		fputs(",sites,leak_suspect_sites", f);
-	for (size_t i = 0; l->glibc && i < mw_nglibc_fields; i++)
+	/* always: a target whose glibc cannot be read has them empty */
+	for (size_t i = 0; i < mw_nglibc_fields; i++)
 		fprintf(f, ",%s", mw_glibc_fields[i].csv);
 	for (int i = 0; i < l->nstructs; i++) {
 		const char *n = l->structs[i].name;
@@ -86,8 +87,7 @@ int csv__write_row(FILE *f, const struct mw_layout *l,
 	if (l->sites)
 		fprintf(f, ",%zu,%zu", s->sites ? s->sites->nrows : 0,
 			s->sites ? s->sites->suspects : 0);
-	if (l->glibc)
-		glibc_fields(f, s);
+	glibc_fields(f, s);
 	for (int i = 0; i < l->nstructs; i++) {
 		const struct mw_struct_sample *ss = &s->s[i];
 

@@ -218,6 +218,15 @@ static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 	}
 }
 
+/* glibc's families only when some target has its figures. */
+static bool any_glibc(const struct mw_snapshot *const *snaps, int n)
+{
+	for (int t = 0; t < n; t++)
+		if (snaps[t]->has_glibc)
+			return true;
+	return false;
+}
+
 static void glibc_samples(FILE *f, enum mw_expo fmt, const struct mw_snapshot *const *snaps,
 			  int n)
 {
@@ -269,7 +278,7 @@ int expo__write(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 		family_samples(f, fmt, &families[i], l, snaps, n);
 	if (l->sites)
 		site_samples(f, fmt, l, snaps, n);
-	if (l->glibc)
+	if (any_glibc(snaps, n))
 		glibc_samples(f, fmt, snaps, n);
 	if (fmt == MW_EXPO_OPENMETRICS)
 		fputs("# EOF\n", f);

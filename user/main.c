@@ -157,8 +157,6 @@ static void open_glibc_view(struct mw_session *s, const struct mw_target *t,
 		       (int)t->pid, strerror(-err));
 	if (err)
 		s->glibc[t->slot] = NULL;
-	else
-		s->layout.glibc = true;
 }
 
 /*

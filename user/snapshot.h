@@ -43,7 +43,6 @@ struct mw_layout {
 	int nstructs;
 	bool heap;		/* allocator probes attached */
 	bool sites;		/* allocation sites tracked */
-	bool glibc;		/* glibc's view read for some target */
 	int top;		/* sites listed */
 };
 

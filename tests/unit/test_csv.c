@@ -15,11 +15,16 @@
 
 #define MAX_FIELDS 128
 
-/* Columns before any structure's, in order: the feed's contract. */
+/* Columns before any structure's, in order: the feed's contract. glibc's
+ * are always there, empty for a target whose glibc cannot be read. */
 #define FIXED_HEADER "timestamp,pid,heap_live_bytes,heap_live_allocations," \
 	"heap_alloc_calls,heap_alloc_bytes,heap_free_calls,heap_free_bytes," \
 	"heap_failed_calls,heap_untracked_frees,lost_table_full,lost_unpaired," \
-	"lost_scopes,lost_sites,lost_stacks,lost_missed_probes,rss_bytes"
+	"lost_scopes,lost_sites,lost_stacks,lost_missed_probes,rss_bytes" \
+	",glibc_arena_bytes,glibc_in_use_bytes,glibc_free_bytes,glibc_mmapped_bytes," \
+	"glibc_arenas,glibc_free_chunks,glibc_fastbin_chunks,glibc_fastbin_free_bytes," \
+	"glibc_mmapped_chunks,glibc_releasable_bytes,glibc_mmap_threshold_bytes," \
+	"glibc_trim_threshold_bytes,glibc_fragmentation,glibc_consistent"
 
 /* A has --size 48 (so an estimate column), B has none. */
 static const struct mw_struct_spec two_structs[] = {
@@ -453,4 +458,20 @@ Test(csv, timestamp__short_buffer__truncated_and_terminated)
 	csv__timestamp(&ts, buf, 11);
 	cr_assert_str_eq(buf, "2023-11-14", "an 11-byte buffer holds the date and a NUL");
 	cr_assert_eq(buf[11], 'x', "nothing is written past the given length");
+}
+
+Test(csv, glibc_columns__always_there__empty_for_a_target_without)
+{
+	struct mw_layout l = { .heap = true };
+	struct mw_snapshot s = { .pid = 7 };
+	struct csv_line h, r;
+
+	header_of(&l, &h);
+	row_of(&l, &s, &r);
+	cr_assert(has_col(&h, "glibc_arena_bytes"),
+		  "the header names glibc's columns whatever the targets have");
+	cr_assert_eq(r.n, h.n, "a row has as many fields as its header");
+	for (int i = 0; i < h.n; i++)
+		if (!strncmp(h.f[i], "glibc_", 6))
+			cr_expect_str_empty(r.f[i], "%s is empty when glibc's view is unknown", h.f[i]);
 }

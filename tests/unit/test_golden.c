@@ -73,7 +73,7 @@ static void snapshots(struct mw_snapshot *s, int step)
 static struct mw_layout layout(bool heap)
 {
 	return (struct mw_layout){ .structs = structs, .nstructs = 2, .heap = heap,
-				   .sites = heap, .glibc = true, .top = 10 };
+				   .sites = heap, .top = 10 };
 }
 
 /* What @write produced for the layout and snapshots, as one string. */
