@@ -36,28 +36,20 @@
 #include "structs.h"
 #include "target.h"
 #include "unwind.h"
+#include "watched.h"
 
 struct mw_session {
 	struct mw_options opts;
 	struct memwatch_bpf *skel;
-	struct mw_target targets[MW_MAX_TARGETS];
-	int ntargets;
-	struct mw_links links[MW_MAX_TARGETS];
+	struct mw_watched watched[MW_MAX_TARGETS];	/* index = slot */
+	int nwatched;
 	struct bpf_link *exec_link;
 	struct mw_sampler sampler;
 	struct mw_layout layout;
 	struct mw_feed feed;
 	struct mw_http *http;
-	struct mw_snapshot last[MW_MAX_TARGETS];	/* latest of each target */
-	bool sampled[MW_MAX_TARGETS];
-	struct mw_sites sites[MW_MAX_TARGETS];
-	bool warned_short[MW_MAX_TARGETS];
-	struct mw_glibcview *glibc[MW_MAX_TARGETS];	/* NULL: not available */
-	bool exec_seen[MW_MAX_TARGETS];	/* re-attach after this row */
 	int sigfd;
 	uint64_t rows;			/* intervals written */
-	bool warned_inexact[MW_MAX_TARGETS];
-	bool warned_silent[MW_MAX_TARGETS][MW_MAX_STRUCTS];
 	double started;			/* monotonic seconds at attach */
 };
 
@@ -77,10 +69,12 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 static int open_targets(struct mw_session *s)
 {
 	for (int i = 0; i < s->opts.npids; i++) {
-		if (target__open(&s->targets[i], s->opts.pids[i], (uint32_t)i))
+		struct mw_watched *w = &s->watched[i];
+
+		if (target__open(&w->target, s->opts.pids[i], (uint32_t)i))
 			return -1;
-		s->ntargets++;
-		if (sites__init(&s->sites[i], &s->targets[i], s->opts.leak_intervals)) {
+		s->nwatched++;
+		if (sites__init(&w->sites, &w->target, s->opts.leak_intervals)) {
 			mw_err("out of memory");
 			return -1;
 		}
@@ -108,8 +102,8 @@ static int load_bpf(struct mw_session *s)
 		       strerror(-err));
 		return -1;
 	}
-	for (int i = 0; i < s->ntargets; i++) {
-		__u32 tgid = (__u32)s->targets[i].pid, slot = s->targets[i].slot;
+	for (int i = 0; i < s->nwatched; i++) {
+		__u32 tgid = (__u32)s->watched[i].target.pid, slot = s->watched[i].target.slot;
 
 		err = bpf_map__update_elem(s->skel->maps.slots, &tgid, sizeof(tgid),
 					   &slot, sizeof(slot), BPF_ANY);
@@ -128,15 +122,15 @@ static int load_bpf(struct mw_session *s)
 
 /* glibc's own figures (mallinfo2, arenas) read from outside: needs the
  * libc's debug file. Without it memwatch goes on without these figures. */
-static void open_glibc_view(struct mw_session *s, const struct mw_target *t,
-			    const struct mw_maps *maps)
+static void open_glibc_view(struct mw_watched *w, const struct mw_maps *maps)
 {
+	const struct mw_target *t = &w->target;
 	const struct mw_mapping *libc = procmaps__find_libc(maps);
 	uint64_t base = 0;
 	int err;
 
-	glibcview__close(s->glibc[t->slot]);
-	s->glibc[t->slot] = NULL;
+	glibcview__close(w->glibc);
+	w->glibc = NULL;
 	if (!libc) {
 		mw_err("pid %d does not use glibc: no glibc_* figures", (int)t->pid);
 		return;
@@ -146,7 +140,7 @@ static void open_glibc_view(struct mw_session *s, const struct mw_target *t,
 			base = maps->v[i].start;
 			break;
 		}
-	err = glibcview__open(&s->glibc[t->slot], t->pid, t->root, libc->path, base);
+	err = glibcview__open(&w->glibc, t->pid, t->root, libc->path, base);
 	if (err == -ENOENT)
 		mw_err("pid %d: no debug file for its libc; install libc6-dbg (the same version) for the glibc_* figures",
 		       (int)t->pid);
@@ -156,7 +150,7 @@ static void open_glibc_view(struct mw_session *s, const struct mw_target *t,
 		mw_err("pid %d: cannot read glibc's allocator state: %s; no glibc_* figures",
 		       (int)t->pid, strerror(-err));
 	if (err)
-		s->glibc[t->slot] = NULL;
+		w->glibc = NULL;
 }
 
 /*
@@ -180,9 +174,10 @@ static void guard_throwing_new(struct mw_session *s, const struct mw_target *t,
 		       (int)t->pid, why, (unsigned long long)(fits->any >> 20));
 }
 
-/* Resolves and attaches every probe for one target. */
-static int attach_target(struct mw_session *s, const struct mw_target *t)
+/* Resolves and attaches every probe for one watched process. */
+static int attach_target(struct mw_session *s, struct mw_watched *w)
 {
+	const struct mw_target *t = &w->target;
 	struct mw_probe_table tab = { .at_entry = s->opts.probe_entry };
 	struct mw_objects objs = { 0 };
 	struct mw_maps maps;
@@ -192,7 +187,7 @@ static int attach_target(struct mw_session *s, const struct mw_target *t)
 		mw_err("cannot read /proc/%d/maps: %s; the process may have exited", (int)t->pid, strerror(errno));
 		return -1;
 	}
-	open_glibc_view(s, t, &maps);
+	open_glibc_view(w, &maps);
 	if (objects__open(t, &maps, &objs)) {
 		mw_err("out of memory");
 		goto out;
@@ -203,7 +198,7 @@ static int attach_target(struct mw_session *s, const struct mw_target *t)
 	if (structs__resolve(t, &objs, &s->opts, &tab) < 0)
 		goto out;
 	guard_throwing_new(s, t, &tab, &objs);
-	err = attach__table(s->skel, t->pid, t->slot, &tab, &s->links[t->slot], s->opts.floor);
+	err = attach__table(s->skel, t->pid, t->slot, &tab, &w->links, s->opts.floor);
 	if (!err && getenv("MEMWATCH_DEBUG"))
 		for (size_t i = 0; i < tab.n; i++)
 			mw_err("probe %s at %s+0x%llx%s", tab.v[i].what, tab.v[i].path,
@@ -235,14 +230,15 @@ static int setup_signals(struct mw_session *s)
 	return 0;
 }
 
-static void warn_inexact(struct mw_session *s, int i, const struct mw_snapshot *snap)
+static void warn_inexact(struct mw_watched *w)
 {
+	const struct mw_snapshot *snap = &w->last;
 	uint64_t full = snap->c[MW_C_LOST_TABLE_FULL];
 	uint64_t other = fields__lost(snap) - full;
 
-	if (s->warned_inexact[i] || (!full && !other))
+	if (w->warned.inexact || (!full && !other))
 		return;
-	s->warned_inexact[i] = true;
+	w->warned.inexact = true;
 	if (full)
 		mw_err("pid %d: the live-block table is full, %llu blocks not recorded; figures are no longer exact (raise --max-live-blocks)",
 		       (int)snap->pid, (unsigned long long)full);
@@ -253,16 +249,18 @@ static void warn_inexact(struct mw_session *s, int i, const struct mw_snapshot *
 
 static double now_s(void);
 
-static void warn_silent(struct mw_session *s, int i, const struct mw_snapshot *snap)
+static void warn_silent(struct mw_session *s, struct mw_watched *w)
 {
+	const struct mw_snapshot *snap = &w->last;
+
 	if (!s->layout.heap || now_s() - s->started < MW_SILENT_AFTER_S ||
 	    snap->c[MW_C_ALLOC_CALLS] < MW_SILENT_HEAP_CALLS)
 		return;
 	for (int k = 0; k < snap->nstructs; k++) {
-		if (s->warned_silent[i][k] || snap->s[k].insert_calls ||
+		if (w->warned.silent[k] || snap->s[k].insert_calls ||
 		    snap->s[k].remove_calls)
 			continue;
-		s->warned_silent[i][k] = true;
+		w->warned.silent[k] = true;
 		mw_err("pid %d: no function of structure %s has run in %.0f s while the heap made %llu allocations; if they were inlined, name a function that exists out of line",
 		       (int)snap->pid, s->layout.structs[k].name, now_s() - s->started,
 		       (unsigned long long)snap->c[MW_C_ALLOC_CALLS]);
@@ -272,24 +270,24 @@ static void warn_silent(struct mw_session *s, int i, const struct mw_snapshot *s
 /* The target ran execve: its probes and live blocks belonged to the old
  * image. Detach, forget its blocks and counters, and attach to the new
  * program; the figures restart from zero, as at a first attach. */
-static int reattach(struct mw_session *s, int i)
+static int reattach(struct mw_session *s, struct mw_watched *w)
 {
-	struct mw_target *t = &s->targets[i];
+	struct mw_target *t = &w->target;
 	char exe[PATH_MAX] = "?", link[64];
 	ssize_t n;
 
-	s->exec_seen[i] = false;
+	w->exec_seen = false;
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)t->pid);
 	n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 1] = '\0';
-	attach__destroy(&s->links[i]);
-	sites__free(&s->sites[i]);	/* the old image's names and history */
-	if (sites__init(&s->sites[i], t, s->opts.leak_intervals) ||
+	attach__destroy(&w->links);
+	sites__free(&w->sites);		/* the old image's names and history */
+	if (sites__init(&w->sites, t, s->opts.leak_intervals) ||
 	    sampler__reset(&s->sampler, t, s->layout.nstructs)) {
 		mw_err("pid %d: cannot reset its figures after execve", (int)t->pid);
 		return -1;
 	}
-	if (attach_target(s, t))
+	if (attach_target(s, w))
 		return -1;
 	mw_err("pid %d executed a new program (%s): re-attached, figures restart from zero",
 	       (int)t->pid, exe);
@@ -319,58 +317,89 @@ static int publish(struct mw_session *s, const struct mw_snapshot *const *all, i
 	return err ? -1 : 0;
 }
 
-/* Samples target @only (or every target still running, if -1) and writes
- * the feed and the HTTP exposition. */
-static int emit(struct mw_session *s, int only)
+/* One interval of @w: its snapshot from the BPF maps, glibc's view and
+ * its sites, and what it warrants saying once. 0, or -1 after a message. */
+static int sample_watched(struct mw_session *s, struct mw_watched *w)
 {
-	const struct mw_snapshot *fresh[MW_MAX_TARGETS], *all[MW_MAX_TARGETS];
-	int nfresh = 0, nall = 0;
+	int err = sampler__read(&s->sampler, &w->target, &s->layout, &w->last);
 
-	for (int i = 0; i < s->ntargets; i++) {
-		int err;
-
-		if (only >= 0 ? i != only : s->targets[i].exited)
-			continue;
-		err = sampler__read(&s->sampler, &s->targets[i], &s->layout, &s->last[i]);
+	if (err) {
+		mw_err("cannot read the BPF maps: %s", strerror(-err));
+		return -1;
+	}
+	w->sampled = true;
+	w->last.has_glibc = w->glibc && !glibcview__read(w->glibc, &w->last.glibc);
+	if (s->layout.sites) {
+		err = sites__sample(&w->sites, s->skel, w->target.slot);
 		if (err) {
-			mw_err("cannot read the BPF maps: %s", strerror(-err));
+			mw_err("cannot read the allocation sites: %s", strerror(-err));
 			return -1;
 		}
-		s->sampled[i] = true;
-		s->last[i].has_glibc = s->glibc[i] &&
-				       !glibcview__read(s->glibc[i], &s->last[i].glibc);
-		if (s->layout.sites) {
-			err = sites__sample(&s->sites[i], s->skel, s->targets[i].slot);
-			if (err) {
-				mw_err("cannot read the allocation sites: %s", strerror(-err));
-				return -1;
-			}
-			s->last[i].sites = &s->sites[i];
-			if (s->sites[i].short_stacks && !s->warned_short[i]) {
-				s->warned_short[i] = true;
-				mw_err("pid %d: most allocation stacks have at most 2 frames: its code seems built without frame pointers (-fno-omit-frame-pointer), so --stacks sees short stacks",
-				       (int)s->targets[i].pid);
-			}
+		w->last.sites = &w->sites;
+		if (w->sites.short_stacks && !w->warned.short_stacks) {
+			w->warned.short_stacks = true;
+			mw_err("pid %d: most allocation stacks have at most 2 frames: its code seems built without frame pointers (-fno-omit-frame-pointer), so --stacks sees short stacks",
+			       (int)w->target.pid);
 		}
-		if (s->last[i].c[MW_C_EXECS])
-			s->exec_seen[i] = true;
-		warn_inexact(s, i, &s->last[i]);
-		warn_silent(s, i, &s->last[i]);
-		fresh[nfresh++] = &s->last[i];
 	}
-	for (int i = 0; i < s->ntargets; i++)
-		if (s->sampled[i])
-			all[nall++] = &s->last[i];
+	if (w->last.c[MW_C_EXECS])
+		w->exec_seen = true;
+	warn_inexact(w);
+	warn_silent(s, w);
+	return 0;
+}
+
+/* Writes the feed and the HTTP exposition: rows for the @nfresh just
+ * sampled, and every sampled target's latest for the exporter; then
+ * re-attaches those that ran execve. */
+static int write_outputs(struct mw_session *s, const struct mw_snapshot *const *fresh,
+			 int nfresh)
+{
+	const struct mw_snapshot *all[MW_MAX_TARGETS];
+	int nall = 0;
+
+	for (int i = 0; i < s->nwatched; i++)
+		if (s->watched[i].sampled)
+			all[nall++] = &s->watched[i].last;
 	if (feed__write(&s->feed, fresh, nfresh, all, nall))
 		return -1;
 	if (s->opts.folded && folded__write(s->opts.folded, all, nall))
 		return -1;
 	if (s->http && publish(s, all, nall))
 		return -1;
-	for (int i = 0; i < s->ntargets; i++)
-		if (s->exec_seen[i] && !s->targets[i].exited && reattach(s, i))
+	for (int i = 0; i < s->nwatched; i++) {
+		struct mw_watched *w = &s->watched[i];
+
+		if (w->exec_seen && !w->target.exited && reattach(s, w))
 			return -1;
+	}
 	return 0;
+}
+
+/* A final row for @w, which just exited. */
+static int emit_one(struct mw_session *s, struct mw_watched *w)
+{
+	const struct mw_snapshot *fresh[1] = { &w->last };
+
+	return sample_watched(s, w) ? -1 : write_outputs(s, fresh, 1);
+}
+
+/* One row for every watched process still running. */
+static int emit_all(struct mw_session *s)
+{
+	const struct mw_snapshot *fresh[MW_MAX_TARGETS];
+	int nfresh = 0;
+
+	for (int i = 0; i < s->nwatched; i++) {
+		struct mw_watched *w = &s->watched[i];
+
+		if (w->target.exited)
+			continue;
+		if (sample_watched(s, w))
+			return -1;
+		fresh[nfresh++] = &w->last;
+	}
+	return write_outputs(s, fresh, nfresh);
 }
 
 /* The exporter answers from the first moment, with the figures at attach. */
@@ -378,19 +407,21 @@ static int emit_http_first(struct mw_session *s)
 {
 	const struct mw_snapshot *all[MW_MAX_TARGETS];
 
-	for (int i = 0; i < s->ntargets; i++) {
-		if (sampler__read(&s->sampler, &s->targets[i], &s->layout, &s->last[i]))
+	for (int i = 0; i < s->nwatched; i++) {
+		struct mw_watched *w = &s->watched[i];
+
+		if (sampler__read(&s->sampler, &w->target, &s->layout, &w->last))
 			return -1;
-		s->sampled[i] = true;
-		all[i] = &s->last[i];
+		w->sampled = true;
+		all[i] = &w->last;
 	}
-	return publish(s, all, s->ntargets);
+	return publish(s, all, s->nwatched);
 }
 
 /* One row for every target still running. */
 static int write_interval(struct mw_session *s)
 {
-	if (emit(s, -1))
+	if (emit_all(s))
 		return -1;
 	s->rows++;
 	return 0;
@@ -410,11 +441,11 @@ static int reap_targets(struct mw_session *s, struct pollfd *pfd)
 {
 	int left = 0;
 
-	for (int i = 0; i < s->ntargets; i++) {
-		struct mw_target *t = &s->targets[i];
+	for (int i = 0; i < s->nwatched; i++) {
+		struct mw_target *t = &s->watched[i].target;
 
 		if (!t->exited && target__has_exited(t)) {
-			if (emit(s, i))
+			if (emit_one(s, &s->watched[i]))
 				return -1;
 			mw_err("pid %d exited", (int)t->pid);
 		}
@@ -440,9 +471,10 @@ static int run(struct mw_session *s)
 		ts.tv_sec = (time_t)wait;
 		ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
 		pfd[n++] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
-		for (int i = 0; i < s->ntargets; i++)
-			if (!s->targets[i].exited)
-				pfd[n++] = (struct pollfd){ .fd = s->targets[i].pidfd, .events = POLLIN };
+		for (int i = 0; i < s->nwatched; i++)
+			if (!s->watched[i].target.exited)
+				pfd[n++] = (struct pollfd){ .fd = s->watched[i].target.pidfd,
+							    .events = POLLIN };
 		r = ppoll(pfd, (nfds_t)n, &ts, NULL);
 		if (r < 0 && errno != EINTR) {
 			mw_err("poll failed: %s", strerror(errno));
@@ -467,15 +499,15 @@ static int run(struct mw_session *s)
 
 static void cleanup(struct mw_session *s)
 {
-	for (int i = 0; i < s->ntargets; i++)
-		attach__destroy(&s->links[i]);
+	for (int i = 0; i < s->nwatched; i++)
+		attach__destroy(&s->watched[i].links);
 	bpf_link__destroy(s->exec_link);
 	sampler__free(&s->sampler);
 	memwatch_bpf__destroy(s->skel);
-	for (int i = 0; i < s->ntargets; i++) {
-		target__close(&s->targets[i]);
-		sites__free(&s->sites[i]);
-		glibcview__close(s->glibc[i]);
+	for (int i = 0; i < s->nwatched; i++) {
+		target__close(&s->watched[i].target);
+		sites__free(&s->watched[i].sites);
+		glibcview__close(s->watched[i].glibc);
 	}
 	http__stop(s->http);
 	feed__close(&s->feed);
@@ -508,8 +540,8 @@ int main(int argc, char **argv)
 	/* 2. load the programs and attach every probe */
 	if (load_bpf(&s))
 		goto cleanup;
-	for (int i = 0; i < s.ntargets; i++)
-		if (attach_target(&s, &s.targets[i]))
+	for (int i = 0; i < s.nwatched; i++)
+		if (attach_target(&s, &s.watched[i]))
 			goto cleanup;
 	/* 3. no more privileges than the loop needs; then the exporter's
 	 * thread (capabilities are per thread), then the header: it says

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * watched.h - one record per watched process: what memwatch holds for it
+ * between intervals (its probes, its sites, glibc's view of it, its last
+ * snapshot) and the warnings it was given once. The main loop turns each
+ * into one snapshot per interval; every writer reads the snapshots.
+ */
+#ifndef MW_WATCHED_H
+#define MW_WATCHED_H
+
+#include <stdbool.h>
+#include "attach.h"
+#include "glibcview.h"
+#include "memwatch.h"
+#include "sites.h"
+#include "snapshot.h"
+#include "target.h"
+
+struct mw_watched {
+	struct mw_target target;	/* slot = its index in the BPF maps */
+	struct mw_links links;		/* its probes */
+	struct mw_sites sites;		/* with site tracking */
+	struct mw_glibcview *glibc;	/* NULL: glibc's view not available */
+	struct mw_snapshot last;	/* the latest sample */
+	bool sampled;			/* last holds one */
+	bool exec_seen;			/* it ran execve: re-attach after this row */
+	struct {			/* said once on stderr */
+		bool short_stacks, inexact, silent[MW_MAX_STRUCTS];
+	} warned;
+};
+
+#endif
