@@ -9,8 +9,12 @@ BUILD    := build
 VERSION  := 0.1.0
 
 CFLAGS   ?= -O2 -g
+# user/ shows the data flow: target/ (the process and its objects), symbols/,
+# probes/ (what to attach, and attaching it), sample/ (reading the maps),
+# out/ (the writers); options, privileges and the main loop at its top
+USER_DIRS := user user/target user/symbols user/probes user/sample user/out
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
-	    -Iinclude -Iuser -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
+	    -Iinclude $(addprefix -I,$(USER_DIRS)) -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
 LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 	      -Iinclude -Ivmlinux
@@ -21,7 +25,8 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
 	    libcriterion-dev libiberty-dev libmicrohttpd-dev libcapstone-dev libdw-dev libc6-dbg libclang-rt-14-dev prometheus libjemalloc-dev \
 	    libgoogle-perftools-dev libmimalloc-dev redis-server gcc g++ make util-linux
 
-USER_SRCS := $(wildcard user/*.c)
+USER_SRCS := $(wildcard $(addsuffix /*.c,$(USER_DIRS)))
+USER_HDRS := $(wildcard $(addsuffix /*.h,$(USER_DIRS)))
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
 # everything but main.o links into the unit tests as well
 LIB_OBJS  := $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
@@ -79,9 +84,10 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(BUILD)/user/%.o: user/%.c $(wildcard user/*.h) include/memwatch.h \
+$(BUILD)/user/%.o: user/%.c $(USER_HDRS) include/memwatch.h \
 		   $(BUILD)/memwatch.skel.h | $(BUILD)/user
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/memwatch: $(USER_OBJS)
@@ -181,7 +187,7 @@ $(BUILD)/integration_tests: $(INTEG_SRCS) $(wildcard tests/integration/*.h) | $(
 
 # the same unit tests under AddressSanitizer and UndefinedBehaviorSanitizer
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-$(BUILD)/unit_tests_san: $(UNIT_SRCS) $(USER_SRCS) $(wildcard user/*.h) $(BUILD)/memwatch.skel.h | $(BUILD)/tests
+$(BUILD)/unit_tests_san: $(UNIT_SRCS) $(USER_SRCS) $(USER_HDRS) $(BUILD)/memwatch.skel.h | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) $(UNIT_SRCS) $(filter-out user/main.c,$(USER_SRCS)) \
 		-lcriterion $(LDLIBS) -o $@
@@ -245,22 +251,22 @@ FUZZ_NAMES     := elfsym procmaps config symmatch http
 FUZZ_BINS      := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
 # -fno-sanitize-recover: a UBSan report is a crash, not a line of output
 FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		  -Iinclude -Iuser -I$(BUILD) -D_GNU_SOURCE -DMEMWATCH_VERSION='"fuzz"'
+		  -Iinclude $(addprefix -I,$(USER_DIRS)) -I$(BUILD) -D_GNU_SOURCE -DMEMWATCH_VERSION='"fuzz"'
 FUZZ_RUN_FLAGS := -timeout=10 -rss_limit_mb=2048
 
 # the user sources each harness compiles in, and what they link
-FUZZ_SRCS_elfsym   := user/elfsym.c
+FUZZ_SRCS_elfsym   := user/symbols/elfsym.c
 FUZZ_LIBS_elfsym   := -lelf -lz
-FUZZ_SRCS_procmaps := user/procmaps.c
+FUZZ_SRCS_procmaps := user/target/procmaps.c
 FUZZ_LIBS_procmaps :=
-FUZZ_SRCS_symmatch := user/symmatch.c
+FUZZ_SRCS_symmatch := user/symbols/symmatch.c
 FUZZ_LIBS_symmatch := -liberty
 # cli.c (config.c applies each line through it; fuzz_http gives it the
 # --listen spec) reaches most modules
-FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/http.c \
-		      user/allocator.c user/elfsym.c user/probes.c \
-		      user/placement.c user/objects.c user/procmaps.c \
-		      user/target.c user/symmatch.c
+FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/out/http.c \
+		      user/probes/allocator.c user/symbols/elfsym.c user/probes/probes.c \
+		      user/probes/placement.c user/target/objects.c user/target/procmaps.c \
+		      user/target/target.c user/symbols/symmatch.c user/symbols/debugfile.c
 FUZZ_CLI_LIBS      := -lelf -lz -liberty -lmicrohttpd -lcapstone -lpthread
 FUZZ_SRCS_config   := $(FUZZ_CLI_SRCS)
 FUZZ_LIBS_config   := $(FUZZ_CLI_LIBS)
@@ -272,7 +278,7 @@ FUZZ_LIBS_http     := -Wl,--wrap=getaddrinfo $(FUZZ_CLI_LIBS)
 
 $(foreach n,$(FUZZ_NAMES),$(eval $(BUILD)/fuzz/fuzz_$(n): $(FUZZ_SRCS_$(n))))
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard user/*.h) include/memwatch.h
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(USER_HDRS) include/memwatch.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_$*) $(FUZZ_LIBS_$*) -o $@
@@ -320,7 +326,7 @@ fuzz-regress: $(FUZZ_BINS)
 	done
 
 # ---- glibc view ----
-# user/glibcview.c (mallinfo2's figures read from outside, issue 9) reads
+# user/sample/glibcview.c (mallinfo2's figures read from outside, issue 9) reads
 # the libc's DWARF with elfutils' libdw: Debian's libdw-dev to build, and
 # libc6-dbg at run time for the libc's debug file.
 LDLIBS += -ldw
@@ -329,11 +335,11 @@ LDLIBS += -ldw
 # INTEG_SRCS when it runs, after this line has filtered it).
 INTEG_SRCS := $(filter-out tests/integration/test_glibcview.c,$(INTEG_SRCS))
 GLIBCVIEW_TEST_SRCS := tests/integration/test_glibcview.c tests/integration/harness.c \
-		       user/glibcview.c user/procmaps.c
+		       user/sample/glibcview.c user/target/procmaps.c user/symbols/debugfile.c
 
 .PHONY: glibcview-test
 
-$(BUILD)/glibcview_tests: $(GLIBCVIEW_TEST_SRCS) user/glibcview.h user/procmaps.h \
+$(BUILD)/glibcview_tests: $(GLIBCVIEW_TEST_SRCS) user/sample/glibcview.h user/target/procmaps.h \
 			  tests/integration/harness.h | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/integration $(GLIBCVIEW_TEST_SRCS) \

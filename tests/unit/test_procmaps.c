@@ -362,3 +362,12 @@ Test(procmaps, find_path__unmapped_or_partial_path__null)
 		       "a path cut at a space does not match");
 	procmaps__free(&m);
 }
+
+Test(procmaps, is_libc__glibc_names_only)
+{
+	cr_expect(procmaps__is_libc("/usr/lib/x86_64-linux-gnu/libc.so.6"), "glibc 2.34 and later");
+	cr_expect(procmaps__is_libc("libc-2.31.so"), "glibc before 2.34");
+	cr_expect(!procmaps__is_libc("/usr/lib/libc.so.6.bak"), "not a copy beside it");
+	cr_expect(!procmaps__is_libc("/usr/lib/libcrypt.so.1"), "not another libc*");
+	cr_expect(!procmaps__is_libc("/lib/libc-2.31.so.old"), "not an old one's leftover");
+}

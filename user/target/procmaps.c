@@ -94,8 +94,9 @@ void procmaps__free(struct mw_maps *m)
 	m->n = 0;
 }
 
-static int is_libc_name(const char *base)
+bool procmaps__is_libc(const char *path)
 {
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	int minor;
 	char end;
 
@@ -109,12 +110,11 @@ static int is_libc_name(const char *base)
 const struct mw_mapping *procmaps__find_libc(const struct mw_maps *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
-		const char *p = m->v[i].path, *base;
+		const char *p = m->v[i].path;
 
 		if (p[0] != '/')
 			continue;
-		base = strrchr(p, '/') + 1;
-		if (is_libc_name(base))
+		if (procmaps__is_libc(p))
 			return &m->v[i];
 	}
 	return NULL;

@@ -7,6 +7,7 @@
 #ifndef MW_PROCMAPS_H
 #define MW_PROCMAPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -32,6 +33,9 @@ void procmaps__free(struct mw_maps *m);
 /* The first file-backed mapping whose file's base name is glibc's
  * libc.so.6 (or an older libc-2.NN.so); NULL if there is none. */
 const struct mw_mapping *procmaps__find_libc(const struct mw_maps *m);
+/* True if @path (or its base name) names glibc's libc: libc.so.6, or
+ * libc-2.NN.so before glibc 2.34. The one test of what is libc. */
+bool procmaps__is_libc(const char *path);
 
 /* The first mapping of the file at @path; NULL if it is not mapped. */
 const struct mw_mapping *procmaps__find_path(const struct mw_maps *m,

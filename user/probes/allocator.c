@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "allocator.h"
+#include "procmaps.h"
 #include "log.h"
 #include "memwatch.h"
 
@@ -244,9 +245,7 @@ static int add_family(const struct mw_object *o, const struct family *fam,
 
 static bool is_libc(const struct mw_object *o)
 {
-	const char *base = strrchr(o->shown, '/') + 1;
-
-	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-2.", 7);
+	return procmaps__is_libc(o->shown);
 }
 
 static bool is_loader(const struct mw_object *o)

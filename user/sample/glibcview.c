@@ -22,6 +22,7 @@
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <libelf.h>
+#include "debugfile.h"
 #include "glibcview.h"
 
 #define MAX_BUILD_ID	64
@@ -447,27 +448,21 @@ static int layouts_from_path(const char *path, const struct libc_id *id,
 	return err;
 }
 
-/* Tries the host's /usr/lib/debug/.build-id/xx/yyyy.debug, then the same
- * under @root, then the libc itself (an unstripped build). The host's comes
- * first: for the same build-id it describes the same build, and it is not
- * the target's to forge. -ENOENT if none has DWARF for this build; -ENODATA
- * if one has DWARF but no glibc malloc state. */
+/* Tries the build's debug files (debugfile.h: the host's first), then the
+ * libc itself (an unstripped build). -ENOENT if none has DWARF for this
+ * build; -ENODATA if one has DWARF but no glibc malloc state. */
 static int find_layouts(Elf *libc, const struct libc_id *id, const char *root,
 			struct mw_glibcview *g, uint64_t *version_addr)
 {
-	char hex[2 * MAX_BUILD_ID + 1], rel[PATH_MAX], path[PATH_MAX];
-	const char *roots[] = { "", root };
-	int err, best = -ENOENT;
+	char hex[2 * MAX_BUILD_ID + 1], paths[MW_DEBUG_CANDIDATES][PATH_MAX];
+	int err, best = -ENOENT, n;
 
+	hex[0] = '\0';
 	for (size_t i = 0; i < id->build_id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id->build_id[i]);
-	snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-	for (size_t i = 0; i < 2; i++) {
-		if (i == 1 && (!root || !*root))
-			continue;
-		if (path_join(path, sizeof(path), roots[i], rel))
-			continue;
-		err = layouts_from_path(path, id, g, version_addr);
+	n = debugfile__candidates(root, hex, paths);
+	for (int i = 0; i < n; i++) {
+		err = layouts_from_path(paths[i], id, g, version_addr);
 		if (!err)
 			return 0;
 		if (err == -ENODATA)

@@ -5,21 +5,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "debugfile.h"
 #include "objects.h"
 
 void objects__add_debug_file(const struct mw_target *t, struct mw_elf *elf)
 {
-	char id[128], path[PATH_MAX];
+	char id[128], paths[MW_DEBUG_CANDIDATES][PATH_MAX];
+	int n;
 
 	if (elfsym__has_symtab(elf) || elfsym__build_id(elf, id, sizeof(id)))
 		return;
-	snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-		 t->root, id, id + 2);
-	if (elfsym__add_debug(elf, path) == 0)
-		return;
-	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
-		 id, id + 2);
-	elfsym__add_debug(elf, path);
+	n = debugfile__candidates(t->root, id, paths);
+	for (int i = 0; i < n; i++)
+		if (elfsym__add_debug(elf, paths[i]) == 0)	/* checks the build-id */
+			return;
 }
 
 static int open_object(const struct mw_target *t, const struct mw_mapping *m,
