@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "csv.h"
+#include "timestamp.h"
 
 #define MAX_FIELDS 128
 
@@ -418,7 +419,7 @@ static void expect_timestamp(time_t sec, long nsec, const char *want)
 	char buf[64];
 
 	memset(buf, 'x', sizeof(buf));
-	csv__timestamp(&ts, buf, sizeof(buf));
+	timestamp__rfc3339(&ts, buf, sizeof(buf));
 	cr_assert_str_eq(buf, want, "{%lld, %ld} is %s", (long long)sec, nsec, want);
 }
 
@@ -455,7 +456,7 @@ Test(csv, timestamp__short_buffer__truncated_and_terminated)
 	char buf[16];
 
 	memset(buf, 'x', sizeof(buf));
-	csv__timestamp(&ts, buf, 11);
+	timestamp__rfc3339(&ts, buf, 11);
 	cr_assert_str_eq(buf, "2023-11-14", "an 11-byte buffer holds the date and a NUL");
 	cr_assert_eq(buf[11], 'x', "nothing is written past the given length");
 }

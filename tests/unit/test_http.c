@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "atomicfile.h"
 #include "feed.h"
 #include "http.h"
 
@@ -63,7 +64,7 @@ Test(feed, replace_file__whole_and_0644_and_link_replaced)
 	fputs("precious", f);
 	fclose(f);
 	cr_assert_eq(symlink(target, path), 0, "a symlink planted at the output path");
-	cr_assert_eq(feed__replace_file(path, "# EOF\n", 6), 0, "replace succeeds");
+	cr_assert_eq(atomicfile__replace(path, "# EOF\n", 6), 0, "replace succeeds");
 	cr_expect_eq(lstat(path, &st), 0, "the path exists");
 	cr_expect(S_ISREG(st.st_mode), "the link was replaced by a file, not followed");
 	cr_expect_eq(st.st_mode & 0777, 0644, "mode 0644");

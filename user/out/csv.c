@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "csv.h"
+#include "timestamp.h"
 #include "fields.h"
 
 static void glibc_fields(FILE *f, const struct mw_snapshot *s)
@@ -24,16 +25,6 @@ static void glibc_fields(FILE *f, const struct mw_snapshot *s)
 		else
 			fprintf(f, ",%" PRIu64, fields__glibc(g, &s->glibc));
 	}
-}
-
-void csv__timestamp(const struct timespec *ts, char *buf, size_t len)
-{
-	struct tm tm;
-	char sec[32];
-
-	gmtime_r(&ts->tv_sec, &tm);
-	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%03ldZ", sec, ts->tv_nsec / 1000000);
 }
 
 static int finish(FILE *f)
@@ -71,7 +62,7 @@ int csv__write_row(FILE *f, const struct mw_layout *l,
 {
 	char ts[48];
 
-	csv__timestamp(&s->when, ts, sizeof(ts));
+	timestamp__rfc3339(&s->when, ts, sizeof(ts));
 	fprintf(f, "%s,%d", ts, (int)s->pid);
 	for (size_t i = 0; i < mw_ncounter_fields; i++) {
 		const struct mw_counter_field *c = &mw_counter_fields[i];

@@ -13,7 +13,5 @@
 int csv__write_header(FILE *f, const struct mw_layout *layout);
 int csv__write_row(FILE *f, const struct mw_layout *layout,
 		   const struct mw_snapshot *s);
-/* RFC 3339 UTC with milliseconds, e.g. 2026-12-02T16:28:11.123Z. */
-void csv__timestamp(const struct timespec *ts, char *buf, size_t len);
 
 #endif

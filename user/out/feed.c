@@ -14,42 +14,9 @@
 #include <unistd.h>
 #include "csv.h"
 #include "expo.h"
+#include "atomicfile.h"
 #include "feed.h"
 #include "log.h"
-
-int feed__replace_file(const char *path, const char *data, size_t len)
-{
-	char tmp[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd, err = 0;
-
-	/* ".NAME.XXXXXX" beside NAME: the collector reads only *.prom */
-	if (slash)
-		snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", (int)(slash - path + 1),
-			 path, slash + 1);
-	else
-		snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);	/* O_EXCL: never an existing name */
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0644))
-		err = -errno;
-	for (size_t done = 0; !err && done < len;) {
-		ssize_t n = write(fd, data + done, len - done);
-
-		if (n < 0)
-			err = -errno;
-		else
-			done += (size_t)n;
-	}
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))	/* replaces a link, never follows it */
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
-}
 
 int feed__open(struct mw_feed *f, enum mw_format fmt, const char *path,
 	       const struct mw_layout *layout)
@@ -105,7 +72,7 @@ static int write_exposition(struct mw_feed *f, const struct mw_snapshot *const *
 	err = expo__write(mem, MW_EXPO_OPENMETRICS, f->layout, all, nall);
 	fclose(mem);
 	if (!err)
-		err = feed__replace_file(f->path, buf, len);
+		err = atomicfile__replace(f->path, buf, len);
 	free(buf);
 	return err;
 }

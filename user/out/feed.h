@@ -32,8 +32,4 @@ int feed__write(struct mw_feed *f, const struct mw_snapshot *const *fresh,
 		int nfresh, const struct mw_snapshot *const *all, int nall);
 void feed__close(struct mw_feed *f);
 
-/* Writes @data to @path by way of a temporary file in the same directory
- * and a rename, so a reader never sees half of it. 0 or -errno. */
-int feed__replace_file(const char *path, const char *data, size_t len);
-
 #endif

@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "feed.h"
+#include "atomicfile.h"
 #include "folded.h"
 #include "log.h"
 
@@ -43,7 +43,7 @@ int folded__write(const char *path, const struct mw_snapshot *const *snaps, int 
 	err = folded__print(mem, snaps, n);
 	fclose(mem);
 	if (!err)
-		err = feed__replace_file(path, buf, len);
+		err = atomicfile__replace(path, buf, len);
 	free(buf);
 	if (err)
 		mw_err("cannot write %s: %s", path, strerror(-err));

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "csv.h"
+#include "timestamp.h"
 #include "fields.h"
 #include "table.h"
 
@@ -138,7 +138,7 @@ int table__write(FILE *f, struct mw_table *t, const struct mw_layout *l,
 	for (int i = 0; i < n; i++) {
 		const struct mw_snapshot *s = snaps[i], *p = previous(t, s->pid);
 
-		csv__timestamp(&s->when, ts, sizeof(ts));
+		timestamp__rfc3339(&s->when, ts, sizeof(ts));
 		fprintf(f, "%smemwatch  pid %d  %s%s\n", i ? "\n" : "", (int)s->pid, ts,
 			s->sites && s->sites->suspects ? "  [leak suspects]" : "");
 		if (l->heap)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "elfsym.h"
+#include "debugfile.h"
 #include "objects.h"
 #include "procmaps.h"
 #include "symbolize.h"
@@ -160,7 +161,7 @@ static struct mw_elf *elf_of(struct mw_symbolizer *s, const struct mw_mapping *m
 	target__object_path(s->t, m, path, sizeof(path));
 	elfsym__open(path, &nv->elf);	/* NULL stays: unreadable */
 	if (nv->elf) {
-		objects__add_debug_file(s->t, nv->elf);	/* names of local functions */
+		debugfile__adopt(s->t->root, nv->elf);	/* names of local functions */
 		open_dwarf(nv, path);
 	}
 	s->nobjs++;

@@ -8,19 +8,6 @@
 #include "debugfile.h"
 #include "objects.h"
 
-void objects__add_debug_file(const struct mw_target *t, struct mw_elf *elf)
-{
-	char id[128], paths[MW_DEBUG_CANDIDATES][PATH_MAX];
-	int n;
-
-	if (elfsym__has_symtab(elf) || elfsym__build_id(elf, id, sizeof(id)))
-		return;
-	n = debugfile__candidates(t->root, id, paths);
-	for (int i = 0; i < n; i++)
-		if (elfsym__add_debug(elf, paths[i]) == 0)	/* checks the build-id */
-			return;
-}
-
 static int open_object(const struct mw_target *t, const struct mw_mapping *m,
 		       struct mw_object *o)
 {
@@ -30,7 +17,7 @@ static int open_object(const struct mw_target *t, const struct mw_mapping *m,
 	target__object_path(t, m, path, sizeof(path));
 	if (elfsym__open(path, &o->elf))
 		return -1;
-	objects__add_debug_file(t, o->elf);
+	debugfile__adopt(t->root, o->elf);
 	n = elfsym__count(o->elf);
 	o->path = strdup(path);
 	o->shown = strdup(m->path);

@@ -32,9 +32,6 @@ struct mw_objects {
 int objects__open(const struct mw_target *t, const struct mw_maps *maps,
 		  struct mw_objects *out);
 void objects__close(struct mw_objects *o);
-/* Adopts @elf's separate debug file, found by build-id under the
- * target's root, then the host's, when @elf has no .symtab. */
-void objects__add_debug_file(const struct mw_target *t, struct mw_elf *elf);
 /* The object mapped from @path (as the target sees it), or NULL. */
 const struct mw_object *objects__find(const struct mw_objects *o, const char *path);
 
