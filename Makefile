@@ -255,7 +255,7 @@ FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 FUZZ_RUN_FLAGS := -timeout=10 -rss_limit_mb=2048
 
 # the user sources each harness compiles in, and what they link
-FUZZ_SRCS_elfsym   := user/symbols/elfsym.c
+FUZZ_SRCS_elfsym   := user/symbols/elfsym.c user/symbols/debugfile.c
 FUZZ_LIBS_elfsym   := -lelf -lz
 FUZZ_SRCS_procmaps := user/target/procmaps.c
 FUZZ_LIBS_procmaps :=

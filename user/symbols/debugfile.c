@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "debugfile.h"
-#include "elfsym.h"
 
 int debugfile__candidates(const char *root, const char *hex,
 			  char out[MW_DEBUG_CANDIDATES][PATH_MAX])
@@ -24,17 +23,4 @@ int debugfile__candidates(const char *root, const char *hex,
 			n++;
 	}
 	return n;
-}
-
-void debugfile__adopt(const char *root, struct mw_elf *elf)
-{
-	char id[128], paths[MW_DEBUG_CANDIDATES][PATH_MAX];
-	int n;
-
-	if (elfsym__has_symtab(elf) || elfsym__build_id(elf, id, sizeof(id)))
-		return;
-	n = debugfile__candidates(root, id, paths);
-	for (int i = 0; i < n; i++)
-		if (elfsym__add_debug(elf, paths[i]) == 0)	/* checks the build-id */
-			return;
 }

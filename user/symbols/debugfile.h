@@ -21,10 +21,4 @@
 int debugfile__candidates(const char *root, const char *hex,
 			  char out[MW_DEBUG_CANDIDATES][PATH_MAX]);
 
-struct mw_elf;
-
-/* Gives @elf, when it has no .symtab, the symbols of its debug file (the
- * first candidate whose build-id matches). */
-void debugfile__adopt(const char *root, struct mw_elf *elf);
-
 #endif

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "debugfile.h"
 #include "elfsym.h"
 
 #define MW_MAX_SEGMENTS 64
@@ -294,4 +295,17 @@ uint64_t elfsym__offset_to_vaddr(const struct mw_elf *e, uint64_t offset)
 			return offset - p->p_offset + p->p_vaddr;
 	}
 	return 0;
+}
+
+void elfsym__adopt_debug(struct mw_elf *elf, const char *root)
+{
+	char id[128], paths[MW_DEBUG_CANDIDATES][PATH_MAX];
+	int n;
+
+	if (elfsym__has_symtab(elf) || elfsym__build_id(elf, id, sizeof(id)))
+		return;
+	n = debugfile__candidates(root, id, paths);
+	for (int i = 0; i < n; i++)
+		if (elfsym__add_debug(elf, paths[i]) == 0)	/* checks the build-id */
+			return;
 }

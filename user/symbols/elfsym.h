@@ -47,4 +47,9 @@ int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len);
  * differ, so it describes another build). */
 int elfsym__add_debug(struct mw_elf *e, const char *debug_path);
 
+/* Adopts, when @e has no .symtab, the symbols of its build-id debug file
+ * (the first candidate of debugfile.h whose build-id matches); @root is
+ * the target's "/proc/PID/root", or NULL. */
+void elfsym__adopt_debug(struct mw_elf *e, const char *root);
+
 #endif

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "elfsym.h"
-#include "debugfile.h"
 #include "objects.h"
 #include "procmaps.h"
 #include "symbolize.h"
@@ -161,7 +160,7 @@ static struct mw_elf *elf_of(struct mw_symbolizer *s, const struct mw_mapping *m
 	target__object_path(s->t, m, path, sizeof(path));
 	elfsym__open(path, &nv->elf);	/* NULL stays: unreadable */
 	if (nv->elf) {
-		debugfile__adopt(s->t->root, nv->elf);	/* names of local functions */
+		elfsym__adopt_debug(nv->elf, s->t->root);	/* names of local functions */
 		open_dwarf(nv, path);
 	}
 	s->nobjs++;

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "debugfile.h"
 #include "objects.h"
 
 static int open_object(const struct mw_target *t, const struct mw_mapping *m,
@@ -17,7 +16,7 @@ static int open_object(const struct mw_target *t, const struct mw_mapping *m,
 	target__object_path(t, m, path, sizeof(path));
 	if (elfsym__open(path, &o->elf))
 		return -1;
-	debugfile__adopt(t->root, o->elf);
+	elfsym__adopt_debug(o->elf, t->root);
 	n = elfsym__count(o->elf);
 	o->path = strdup(path);
 	o->shown = strdup(m->path);
