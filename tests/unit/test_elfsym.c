@@ -630,8 +630,11 @@ Test(elfsym, open__truncated_anywhere__no_crash_no_wrong_offset)
 		int err = open_and_poke(path, insert_offset);
 
 		unlink(path);
-		cr_assert_leq(err, 0, "a %zu-byte truncation gives 0 or a negative errno, got %d",
-			      cut, err);
+		/* a crash test above all (under ASan in make test); open_and_poke
+		 * checks that no offset comes out wrong */
+		if (cut < sizeof(Elf64_Ehdr))
+			cr_assert_lt(err, 0, "a %zu-byte file has no whole ELF header: an error, got %d",
+				     cut, err);
 	}
 	free(img);
 }
@@ -651,5 +654,5 @@ Test(elfsym, open__garbage_after_elf_magic__error_no_crash)
 	path = write_temp(img, sizeof(img));
 	err = open_and_poke(path, 0);
 	unlink(path);
-	cr_assert_leq(err, 0, "an ELF header full of 0xff gives 0 or a negative errno, got %d", err);
+	cr_assert_lt(err, 0, "an ELF header full of 0xff is refused, got %d", err);
 }
