@@ -37,6 +37,7 @@ void session_spawn(struct session *s, const char *const targv[],
 	snprintf(s->pid, sizeof(s->pid), "%d", (int)s->target.pid);
 	s->malloc_addr = (uint64_t)reply_int(line, "malloc");
 	snprintf(s->ready, sizeof(s->ready), "%s", line);
+	snprintf(s->program, sizeof(s->program), "%s", targv[0]);
 	for (; extra && *extra && n < 46; extra++)
 		argv[n++] = *extra;
 	argv[n] = NULL;
@@ -73,6 +74,28 @@ void session_settle(struct session *s)
 long long session_int(struct session *s, const char *column)
 {
 	return csv_int(s->header, s->row, column);
+}
+
+void session_expect_tally(struct session *s, const char *reply)
+{
+	static const char *const pairs[][2] = {
+		{ "heap_live_bytes", "live_bytes" },
+		{ "heap_live_allocations", "live_allocations" },
+		{ "heap_failed_calls", "failed" },		/* NULL, overflow, EINVAL */
+		{ "heap_untracked_frees", "untracked" },	/* blocks from before attach */
+	};
+	static const char *const lost[] = {
+		"lost_unpaired", "lost_table_full", "lost_missed_probes",
+	};
+
+	session_settle(s);
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		cr_expect_eq(session_int(s, pairs[i][0]), reply_int(reply, pairs[i][1]),
+			     "%s equals %s's %s (%s)",
+			     pairs[i][0], s->program, pairs[i][1], reply);
+	for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
+		cr_expect_eq(session_int(s, lost[i]), 0, "%s = 0 (%s: %s)",
+			     lost[i], s->program, reply);
 }
 
 void session_stop(struct session *s)

@@ -14,6 +14,7 @@ struct session {
 	char row[4096];		/* the latest row, after session_settle */
 	uint64_t malloc_addr;	/* malloc in the target, for breakpoints */
 	char ready[256];	/* the target's first line */
+	char program[128];	/* the target's argv[0], for messages */
 	char pid[16];
 };
 
@@ -32,6 +33,10 @@ char *session_command(struct session *s, const char *cmd);
 /* Waits until rows sampled after now arrive; leaves the last in s->row. */
 void session_settle(struct session *s);
 long long session_int(struct session *s, const char *column);
+/* Settles, then expects the heap figures to equal the target's tally in
+ * @reply ("live_bytes=B live_allocations=N failed=F untracked=U"), and no
+ * event lost: unpaired, table full, missed probes all 0. */
+void session_expect_tally(struct session *s, const char *reply);
 /* Stops both processes (SIGTERM to memwatch, quit to the target). */
 void session_stop(struct session *s);
 

@@ -19,25 +19,12 @@ static void family_exact_with(const char *target, const char *family,
 {
 	const char *targv[] = { target, "4", "20", NULL };
 	struct session s;
-	char *reply;
 
 	session_start_target(&s, targv, extra);
 	cr_expect(strstr(proc_stderr(&s.mw), family),
 		  "stderr names the allocator found (%s): [%s]", family, proc_stderr(&s.mw));
-	for (int i = 0; i < 2; i++) {
-		reply = session_command(&s, i ? "free\n" : "run\n");
-		session_settle(&s);
-		cr_expect_eq(session_int(&s, "heap_live_bytes"), reply_int(reply, "live_bytes"),
-			     "%s: heap_live_bytes equals the target's tally (%s)", family, reply);
-		cr_expect_eq(session_int(&s, "heap_live_allocations"),
-			     reply_int(reply, "live_allocations"),
-			     "%s: heap_live_allocations equals the tally (%s)", family, reply);
-		cr_expect_eq(session_int(&s, "heap_failed_calls"), reply_int(reply, "failed"),
-			     "%s: failed calls counted (%s)", family, reply);
-		cr_expect_eq(session_int(&s, "heap_untracked_frees"), reply_int(reply, "untracked"),
-			     "%s: each free counted once, wrappers included (%s)", family, reply);
-		cr_expect_eq(session_int(&s, "lost_unpaired"), 0, "%s: every call paired", family);
-	}
+	for (int i = 0; i < 2; i++)
+		session_expect_tally(&s, session_command(&s, i ? "free\n" : "run\n"));
 	session_stop(&s);
 }
 
@@ -102,21 +89,11 @@ static void cxx_exact(const char *target, const char *family)
 {
 	const char *targv[] = { target, "30", NULL };
 	struct session s;
-	char *reply;
 
 	session_start_target(&s, targv, NULL);
 	cr_expect(strstr(proc_stderr(&s.mw), family), "allocator found: [%s]", proc_stderr(&s.mw));
-	for (int i = 0; i < 2; i++) {
-		reply = session_command(&s, i ? "free\n" : "run\n");
-		session_settle(&s);
-		cr_expect_eq(session_int(&s, "heap_live_bytes"), reply_int(reply, "live_bytes"),
-			     "%s: new/delete live bytes equal the tally (%s)", target, reply);
-		cr_expect_eq(session_int(&s, "heap_live_allocations"),
-			     reply_int(reply, "live_allocations"),
-			     "%s: each new counted once (%s)", target, reply);
-		cr_expect_eq(session_int(&s, "heap_untracked_frees"), 0,
-			     "%s: each delete counted once", target);
-	}
+	for (int i = 0; i < 2; i++)
+		session_expect_tally(&s, session_command(&s, i ? "free\n" : "run\n"));
 	session_stop(&s);
 }
 

@@ -18,26 +18,17 @@
 #include <unistd.h>
 #include "session.h"
 
-static void expect_exact(struct session *s, const char *reply)
-{
-	session_settle(s);
-	cr_expect_eq(session_int(s, "heap_live_bytes"), reply_int(reply, "live_bytes"),
-		     "heap_live_bytes equals the target's tally (%s)", reply);
-	cr_expect_eq(session_int(s, "heap_live_allocations"), reply_int(reply, "live_allocations"),
-		     "heap_live_allocations equals the tally (%s)", reply);
-}
-
 Test(faults, fork__child_neither_counted_nor_confused, .timeout = 120)
 {
 	struct session s;
 
 	session_start(&s, "2", "10", NULL);
-	expect_exact(&s, session_command(&s, "run\n"));
+	session_expect_tally(&s, session_command(&s, "run\n"));
 	/* the child allocates 500 blocks and frees 250 of them */
-	expect_exact(&s, session_command(&s, "fork\n"));
+	session_expect_tally(&s, session_command(&s, "fork\n"));
 	cr_expect_eq(session_int(&s, "heap_untracked_frees"), 20,
 		     "the child's frees are not the parent's untracked frees");
-	expect_exact(&s, session_command(&s, "free\n"));
+	session_expect_tally(&s, session_command(&s, "free\n"));
 	session_stop(&s);
 }
 
@@ -52,7 +43,7 @@ Test(faults, target_stopped__sampling_goes_on, .timeout = 60)
 	rows = proc_drain(&s.mw, 1500, NULL, 0);
 	cr_expect_geq(rows, 5, "rows keep coming while the target is stopped (%d)", rows);
 	kill(s.target.pid, SIGCONT);
-	expect_exact(&s, session_command(&s, "run\n"));
+	session_expect_tally(&s, session_command(&s, "run\n"));
 	session_stop(&s);
 }
 
@@ -64,8 +55,8 @@ Test(faults, over_2_gib__64_bit_figures, .timeout = 60)
 	session_start(&s, "1", "1", NULL);
 	reply = session_command(&s, "big\n");
 	cr_assert_geq(reply_int(reply, "live_bytes"), 3LL << 30, "the target holds 3 GiB");
-	expect_exact(&s, reply);
-	expect_exact(&s, session_command(&s, "free\n"));
+	session_expect_tally(&s, reply);
+	session_expect_tally(&s, session_command(&s, "free\n"));
 	session_stop(&s);
 }
 

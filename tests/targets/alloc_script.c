@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "say.h"
 
 #if defined(FAMILY_JEMALLOC)
 #include <jemalloc/jemalloc.h>
@@ -61,19 +62,6 @@ static int nthreads, rounds;
 static pthread_barrier_t go, done;
 static volatile int command;	/* 1 run, 2 free, 3 quit */
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (write(STDOUT_FILENO, line, (size_t)n) != n)
-		exit(3);
-}
 
 static void keep(struct worker *w, void *p, size_t size)
 {

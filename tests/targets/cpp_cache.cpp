@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
+#include "say.h"
 
 #define MAX_THREADS 8
 #define MAX_OPS 2000
@@ -199,19 +200,6 @@ static int nthreads, ops;
 static pthread_barrier_t go, done;
 static volatile int command;	/* 1 run, 2 clear, 3 quit */
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (write(STDOUT_FILENO, line, (size_t)n) != n)
-		exit(3);
-}
 
 /* A third of the keys fit std::string's inline buffer (15 chars), the
  * rest are heap blocks of their own. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "say.h"
 
 void *lib_alloc(size_t n);	/* libsites.so: malloc(n), kept by the caller */
 
@@ -92,15 +93,10 @@ static void *worker(void *arg)
 	}
 }
 
-static void say(const char *what)
+static void reply(const char *what)
 {
-	char line[512];
-	int n = snprintf(line, sizeof(line),
-			 "%s grow_cache=%lld make_buffers=%lld lib_alloc=%lld path_a=%lld path_b=%lld\n",
-			 what, grow_bytes, buffer_bytes, lib_bytes, calls_a, calls_b);
-
-	if (write(1, line, (size_t)n) != n)
-		exit(3);
+	say("%s grow_cache=%lld make_buffers=%lld lib_alloc=%lld path_a=%lld path_b=%lld\n",
+	    what, grow_bytes, buffer_bytes, lib_bytes, calls_a, calls_b);
 }
 
 int main(void)
@@ -123,11 +119,11 @@ int main(void)
 		if (!strncmp(line, "run", 3)) {
 			pthread_barrier_wait(&go);
 			pthread_barrier_wait(&done);
-			say("ran");
+			reply("ran");
 		} else if (!strncmp(line, "grow", 4)) {
 			for (int i = 0; i < 10; i++)
 				grow_cache();
-			say("grew");
+			reply("grew");
 		} else {
 			break;
 		}

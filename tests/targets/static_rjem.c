@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "say.h"
 
 #define ARENA_BYTES (64u << 20)
 #define CLASSES 24		/* 16 << class */
@@ -128,18 +129,6 @@ static struct block kept[100000];
 static size_t nkept;
 static unsigned long failed;
 
-static void say(const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (write(1, line, (size_t)n) != n)
-		exit(3);
-}
 
 static void keep(void *p, size_t size, int glibc)
 {

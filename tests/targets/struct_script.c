@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "say.h"
 
 #define NTHREADS 4
 #define KEYSPACE 97
@@ -42,19 +43,6 @@ static int rounds;
 /* the target's own tally */
 static long long table_elements, table_bytes, index_elements, index_bytes;
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (write(STDOUT_FILENO, line, (size_t)n) != n)
-		exit(3);
-}
 
 static void *must(void *p)
 {

@@ -36,6 +36,7 @@
 #include <execinfo.h>
 #include <pthread.h>
 #include <unistd.h>
+#include "say.h"
 
 static const int kThreads = 2;
 static const int kKeys = 64;		/* entries per thread */
@@ -77,11 +78,6 @@ static size_t ram_and_swap(void)
 	return sum;
 }
 
-static void say(const char *line)
-{
-	if (write(1, line, strlen(line)) < 0)
-		_exit(3);
-}
 
 /* Inserts or replaces @key in @r; 1 if new, 0 if replaced. A key that
  * starts with '!' is refused, after a temporary allocation (freed while
@@ -255,7 +251,6 @@ static void worker(int t)
 static void reply(const char *what)
 {
 	Registry sum{};
-	char line[512];
 
 	for (const Registry &r : reg) {
 		sum.reg_calls += r.reg_calls;
@@ -271,20 +266,18 @@ static void reply(const char *what)
 		sum.failed_calls += r.failed_calls;
 		sum.depth = sum.depth > r.depth ? sum.depth : r.depth;
 	}
-	snprintf(line, sizeof(line),
-		 "%s reg_calls=%ld reg_returned=%ld reg_bytes=%ld outer_calls=%ld "
-		 "chk_calls=%ld chk_returned=%ld tail_calls=%ld tail_returned=%ld "
-		 "bad_alloc=%ld caught=%ld failed_calls=%ld depth=%ld\n",
-		 what, sum.reg_calls, sum.reg_returned, sum.reg_bytes,
-		 sum.outer_calls, sum.chk_calls, sum.chk_returned, sum.tail_calls,
-		 sum.tail_returned, sum.bad_alloc, sum.caught, sum.failed_calls,
-		 sum.depth);
-	say(line);
+	say("%s reg_calls=%ld reg_returned=%ld reg_bytes=%ld outer_calls=%ld "
+	    "chk_calls=%ld chk_returned=%ld tail_calls=%ld tail_returned=%ld "
+	    "bad_alloc=%ld caught=%ld failed_calls=%ld depth=%ld\n",
+	    what, sum.reg_calls, sum.reg_returned, sum.reg_bytes,
+	    sum.outer_calls, sum.chk_calls, sum.chk_returned, sum.tail_calls,
+	    sum.tail_returned, sum.bad_alloc, sum.caught, sum.failed_calls,
+	    sum.depth);
 }
 
 int main(int argc, char **argv)
 {
-	char line[64], ready[128];
+	char line[64];
 	std::thread th[kThreads];
 
 	rounds = argc > 1 ? atoi(argv[1]) : 50;
@@ -295,9 +288,7 @@ int main(int argc, char **argv)
 	for (int t = 0; t < kThreads; t++)
 		th[t] = std::thread(worker, t);
 	pthread_barrier_wait(&done);
-	snprintf(ready, sizeof(ready), "ready pid=%d malloc=%p\n", (int)getpid(),
-		 dlsym(RTLD_DEFAULT, "malloc"));
-	say(ready);
+	say("ready pid=%d malloc=%p\n", (int)getpid(), dlsym(RTLD_DEFAULT, "malloc"));
 	for (;;) {
 		ssize_t n = read(0, line, sizeof(line) - 1);
 
