@@ -40,6 +40,7 @@ enum mw_op {
  * free-type entry point that has a return probe too, because it may call
  * another entry point (mimalloc's mi_free_size tail-calls mi_free; C++
  * operator delete calls free): the inner call is then seen as nested. */
+#define MW_ALLOC_COOKIE(op)	((__u64)(op))
 #define MW_ALLOC_OP(c)		((__u32)((c) & 0xff))
 #define MW_ALLOC_PAIRED		(1ull << 8)
 /* An entry point that throws when it fails (C++ operator new, where the
@@ -59,6 +60,7 @@ struct mw_fits {
 /* Every probe's cookie also carries its target's slot, set at attach (the
  * links are per pid): the programs need no pid lookup. */
 #define MW_COOKIE_SLOT_SHIFT	40
+#define MW_COOKIE_WITH_SLOT(c, slot) ((__u64)(c) | ((__u64)(slot) << MW_COOKIE_SLOT_SHIFT))
 #define MW_COOKIE_SLOT(c)	((__u32)(((c) >> MW_COOKIE_SLOT_SHIFT) & 0xff))
 
 /*
@@ -74,8 +76,10 @@ enum mw_delta {
 	MW_DELTA_RET = 1,
 	MW_DELTA_ARG1 = 2,	/* MW_DELTA_ARG1 + n - 1 for argument n, 1..6 */
 };
+#define MW_SF_DELTA_SHIFT	16
+#define MW_SF_COOKIE(id, delta)	((__u64)(id) | ((__u64)(delta) << MW_SF_DELTA_SHIFT))
 #define MW_SF_ID(c)		((__u32)((c) & 0xffff))
-#define MW_SF_DELTA(c)		((__u32)(((c) >> 16) & 0xff))
+#define MW_SF_DELTA(c)		((__u32)(((c) >> MW_SF_DELTA_SHIFT) & 0xff))
 #define MW_SF_REMOVE		(1ull << 24)
 #define MW_SF_RETPROBE		(1ull << 25)
 #define MW_SF_SCOPE		(1ull << 26)
@@ -160,6 +164,10 @@ _Static_assert(MW_MAX_STACKS < (1 << 12), "a site key has 12 bits of stack id + 
 _Static_assert(MW_MAX_STRUCTS < (1 << 16), "a cookie and a block have 16 bits of structure id");
 _Static_assert(MW_OP__COUNT <= 0xff, "an allocator cookie has 8 bits of op");
 _Static_assert(MW_DELTA_ARG1 + 5 <= 0xff, "a structure cookie has 8 bits of delta rule");
+_Static_assert(MW_SF_REMOVE >= (1ull << (MW_SF_DELTA_SHIFT + 8)), "structure flags above the delta rule");
+_Static_assert(MW_ALLOC_NORESERVE < (1ull << MW_COOKIE_SLOT_SHIFT) &&
+	       MW_SF_SCOPE < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
+_Static_assert(MW_COOKIE_SLOT_SHIFT + 8 <= 64, "the slot fits in a cookie");
 _Static_assert((MW_MAX_SCOPES & (MW_MAX_SCOPES - 1)) == 0, "scopes are indexed with a mask");
 
 #endif /* MEMWATCH_H */

@@ -475,4 +475,6 @@ Test(csv, glibc_columns__always_there__empty_for_a_target_without)
 	for (int i = 0; i < h.n; i++)
 		if (!strncmp(h.f[i], "glibc_", 6))
 			cr_expect_str_empty(r.f[i], "%s is empty when glibc's view is unknown", h.f[i]);
+	free(h.text);
+	free(r.text);
 }

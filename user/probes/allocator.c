@@ -190,7 +190,7 @@ static bool return_probe(const struct entry_point *p)
 
 static uint64_t cookie_of(const struct entry_point *p, const struct family *fam)
 {
-	uint64_t c = p->op;
+	uint64_t c = MW_ALLOC_COOKIE(p->op);
 
 	if (p->op == MW_OP_FREE && return_probe(p))
 		c |= MW_ALLOC_PAIRED;

@@ -126,7 +126,7 @@ static int attach_group(struct memwatch_bpf *skel, pid_t pid, __u32 slot,
 		if (p->prog != prog || (ret && !p->retprobe) || strcmp(p->path, path))
 			continue;
 		offsets[cnt] = p->offset;
-		cookies[cnt++] = p->cookie | (__u64)slot << MW_COOKIE_SLOT_SHIFT;
+		cookies[cnt++] = MW_COOKIE_WITH_SLOT(p->cookie, slot);
 	}
 	if (!cnt) {
 		fd = 0;

@@ -127,7 +127,7 @@ static void list_matches(const struct match *m, size_t n, char *buf, size_t len)
 
 static uint64_t cookie_of(const struct mw_func_spec *f, bool heap)
 {
-	uint64_t c = (uint64_t)f->struct_id | ((uint64_t)f->delta << 16);
+	uint64_t c = MW_SF_COOKIE(f->struct_id, f->delta);
 
 	if (f->remove)
 		c |= MW_SF_REMOVE;
