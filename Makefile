@@ -330,7 +330,7 @@ fuzz-regress: $(FUZZ_BINS)
 	done
 
 # ---- glibc view ----
-# user/sample/glibcview.c (mallinfo2's figures read from outside, issue 9) reads
+# user/sample/glibc*.c (mallinfo2's figures read from outside, issue 9): glibclayout.c reads
 # the libc's DWARF with elfutils' libdw: Debian's libdw-dev to build, and
 # libc6-dbg at run time for the libc's debug file.
 LDLIBS += -ldw
@@ -339,11 +339,11 @@ LDLIBS += -ldw
 # INTEG_SRCS when it runs, after this line has filtered it).
 INTEG_SRCS := $(filter-out tests/integration/test_glibcview.c,$(INTEG_SRCS))
 GLIBCVIEW_TEST_SRCS := tests/integration/test_glibcview.c tests/integration/harness.c \
-		       user/sample/glibcview.c user/target/procmaps.c user/symbols/debugfile.c
+		       $(wildcard user/sample/glibc*.c) user/target/procmaps.c user/symbols/debugfile.c
 
 .PHONY: glibcview-test
 
-$(BUILD)/glibcview_tests: $(GLIBCVIEW_TEST_SRCS) user/sample/glibcview.h user/target/procmaps.h \
+$(BUILD)/glibcview_tests: $(GLIBCVIEW_TEST_SRCS) $(wildcard user/sample/glibc*.h) user/target/procmaps.h \
 			  tests/integration/harness.h | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/integration $(GLIBCVIEW_TEST_SRCS) \
