@@ -1,592 +1,600 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_cli.c - command-line parsing: defaults, every option in its long and
- * short form, the structure options, and one test per usage error. stdout
- * and stderr are redirected, so the messages can be checked as well.
+ * test_cli.c - command-line parsing as one table: each case is a command
+ * line and what it must give (the parsed options, the one usage error on
+ * stderr, or --help/--version on stdout), every option with good and bad
+ * values, the limits taken from cli.h. Then what a table cannot say: two
+ * parses in a row, and the strict number parsers.
  */
 #include <criterion/criterion.h>
-#include <criterion/redirect.h>
-#include <math.h>
+#include <criterion/parameterized.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
+#include "sites.h"
 
-/* argv for cli__parse: "memwatch" and then the given words. */
-#define ARGV(...) ((char *[]){ "memwatch", __VA_ARGS__, NULL })
+#define PID_MAX_LIMIT	4194304		/* the kernel's; cli.c accepts up to it */
 
-static void quiet(void)
-{
-	cr_redirect_stdout();
-	cr_redirect_stderr();
-}
+/*
+ * A command line after "memwatch": @argv, then @times copies of @repeat.
+ * In the words and in the expectations, {N} and {M} stand for @n and @m,
+ * {F} for @f (printed so that it reads back exactly), {S} for a structure
+ * name of @n letters, and {i} for the number of the copy (1, 2, ...).
+ */
+struct cli_case {
+	const char *argv[20];
+	int times;
+	const char *repeat[4];
+	uint64_t n, m;
+	double f;
+	int rc;			/* of cli__parse: 0 run, 1 printed (exit 0), -1 usage error */
+	const char *err;	/* rc -1: within the one line on stderr */
+	const char *out;	/* rc 1: how stdout starts */
+	const char *fields[4];	/* rc 0: runs of "name=value" as describe() writes them */
+};
 
-TestSuite(cli, .init = quiet);
+static const struct cli_case cases[] = {
+	/* the defaults, as the README gives them */
+	{ .argv = { "-p", "1234" }, .fields = {
+		"npids=1 pids=1234 interval=1 count=0 output=(null) format=csv listen=(null) "
+		"folded=(null) top=10 top_given=0 leak_intervals=5 stacks=0 "
+		"max_live_blocks=1048576 no_heap=0 probe_entry=0 floor=0 allocator=auto "
+		"nstructs=0 structs= nfuncs=0 funcs=" } },
+
+	/* --pid */
+	{ .argv = { "--pid", "42" }, .fields = { "npids=1 pids=42" } },
+	{ .argv = { "-p42", "--pid=43" }, .fields = { "npids=2 pids=42,43" } },
+	{ .argv = { "-p", "30", "--pid", "10", "-p", "20" }, .fields = { "npids=3 pids=30,10,20" } },
+	{ .argv = { "-i", "3", "-p", "9" }, .fields = { "pids=9 interval=3" } },
+	{ .argv = { "-p", "{N}" }, .n = PID_MAX_LIMIT, .fields = { "pids={N}" } },
+	{ .times = MW_MAX_TARGETS, .repeat = { "-p{i}" }, .n = MW_MAX_TARGETS,
+	  .fields = { "npids={N}", "last_pid={N}" } },
+	{ .argv = { "-p", "0" }, .rc = -1, .err = "--pid '0': not a process id" },
+	{ .argv = { "-p", "-5" }, .rc = -1, .err = "--pid '-5'" },
+	{ .argv = { "-p", "12abc" }, .rc = -1, .err = "--pid '12abc'" },
+	{ .argv = { "-p", "" }, .rc = -1, .err = "--pid ''" },
+	{ .argv = { "-p", "{N}" }, .n = PID_MAX_LIMIT + 1, .rc = -1, .err = "--pid '{N}'" },
+	{ .argv = { "-p", "7", "-p", "7" }, .rc = -1, .err = "--pid 7 is given twice" },
+	{ .argv = { "-p", "7", "-p", "007" }, .rc = -1, .err = "--pid 007 is given twice" },
+	{ .times = MW_MAX_TARGETS + 1, .repeat = { "-p{i}" }, .n = MW_MAX_TARGETS, .rc = -1,
+	  .err = "too many --pid (at most {N})" },
+	{ .argv = { "-i", "2" }, .rc = -1, .err = "--pid PID is required" },
+	{ .rc = -1, .err = "--pid PID is required (see memwatch --help)" },
+	{ .argv = { "-p" }, .rc = -1, .err = "option '-p' needs a value" },
+
+	/* --interval */
+	{ .argv = { "--pid", "42", "--interval", "0.25" }, .fields = { "interval=0.25" } },
+	{ .argv = { "-p", "42", "-i", "0.25" }, .fields = { "interval=0.25" } },
+	{ .argv = { "-p", "1", "-i2" }, .fields = { "interval=2" } },
+	{ .argv = { "-p", "1", "--interval={F}" }, .f = MW_MIN_INTERVAL_S, .fields = { "interval={F}" } },
+	{ .argv = { "-p", "1", "-i", "{F}" }, .f = MW_MAX_INTERVAL_S, .fields = { "interval={F}" } },
+	{ .argv = { "-p", "1", "-i", "{F}" }, .f = MW_MIN_INTERVAL_S * 0.9, .rc = -1,
+	  .err = "--interval '{F}': seconds, from" },
+	{ .argv = { "-p", "1", "-i", "{F}" }, .f = MW_MAX_INTERVAL_S + 0.001, .rc = -1,
+	  .err = "--interval '{F}': seconds, from" },
+	{ .argv = { "-p", "1", "-i", "0" }, .rc = -1, .err = "--interval '0'" },
+	{ .argv = { "-p", "1", "-i", "-1" }, .rc = -1, .err = "--interval '-1'" },
+	{ .argv = { "-p", "1", "-i", "abc" }, .rc = -1, .err = "--interval 'abc'" },
+	{ .argv = { "-p", "1", "-i", "1e9" }, .rc = -1, .err = "--interval '1e9'" },
+	{ .argv = { "-p", "1", "-i", "nan" }, .rc = -1, .err = "--interval 'nan'" },
+	{ .argv = { "-p", "1", "-i", "0.0009" }, .rc = -1, .err = "--interval '0.0009'" },
+	{ .argv = { "-p", "1", "--interval=" }, .rc = -1, .err = "--interval ''" },
+	{ .argv = { "-p", "1", "-i" }, .rc = -1, .err = "option '-i' needs a value" },
+
+	/* --count */
+	{ .argv = { "-p", "42", "--count", "7" }, .fields = { "count=7" } },
+	{ .argv = { "-p", "42", "-n", "7" }, .fields = { "count=7" } },
+	{ .argv = { "-p", "1", "--count=3" }, .fields = { "count=3" } },
+	{ .argv = { "-p", "1", "-n", "{N}" }, .n = UINT64_MAX, .fields = { "count={N}" } },
+	{ .argv = { "-p", "1", "-n", "0" }, .rc = -1, .err = "--count '0': a whole number" },
+	{ .argv = { "-p", "1", "-n", "1.5" }, .rc = -1, .err = "--count '1.5'" },
+	{ .argv = { "-p", "1", "-n", "-1" }, .rc = -1, .err = "--count '-1'" },
+	{ .argv = { "-p", "1", "-n", "18446744073709551616" }, .rc = -1,
+	  .err = "--count '18446744073709551616'" },
+
+	/* --output */
+	{ .argv = { "-p", "42", "--output", "/tmp/feed.csv" }, .fields = { "output=/tmp/feed.csv" } },
+	{ .argv = { "-p", "42", "-o", "/tmp/feed.csv" }, .fields = { "output=/tmp/feed.csv" } },
+	{ .argv = { "-p", "1", "-o", "" }, .rc = -1, .err = "--output needs a path" },
+
+	/* --format */
+	{ .argv = { "-p", "1", "--format", "csv" }, .fields = { "format=csv" } },
+	{ .argv = { "-p", "1", "-f", "openmetrics" }, .fields = { "format=openmetrics" } },
+	{ .argv = { "-p", "1", "--format=table" }, .fields = { "format=table" } },
+	{ .argv = { "-p", "1", "-f", "json" }, .rc = -1,
+	  .err = "--format 'json': use csv, openmetrics or table" },
+	{ .argv = { "-p", "1", "-f", "CSV" }, .rc = -1, .err = "--format 'CSV'" },
+
+	/* --listen */
+	{ .argv = { "-p", "1", "--listen", "9100" }, .fields = { "listen=9100" } },
+	{ .argv = { "-p", "1", "-l", "0.0.0.0:9100" }, .fields = { "listen=0.0.0.0:9100" } },
+	{ .argv = { "-p", "1", "-l", "[::1]:65535" }, .fields = { "listen=[::1]:65535" } },
+	{ .argv = { "-p", "1", "-l", "0" }, .rc = -1,
+	  .err = "--listen '0': the port is a number from 1 to 65535" },
+	{ .argv = { "-p", "1", "-l", "65536" }, .rc = -1, .err = "--listen '65536': the port" },
+	{ .argv = { "-p", "1", "-l", ":9100" }, .rc = -1, .err = "--listen ':9100': bad address" },
+	/* found by fuzzing: the host reached a format string; it is data */
+	{ .argv = { "-p", "1", "-l", "%s%s%s%s%s%s%s%s%n:9100" }, .rc = -1,
+	  .err = "--listen '%s%s%s%s%s%s%s%s%n:9100': address %s%s%s%s%s%s%s%s%n: " },
+
+	/* --config (its contents: test_config.c) */
+	{ .argv = { "-p", "1", "-c", "/dev/null" }, .fields = { "nstructs=0" } },
+	{ .argv = { "-p", "1", "--config=/dev/null", "--struct", "A", "--insert", "f" },
+	  .fields = { "nstructs=1 structs=A" } },
+	{ .argv = { "-p", "1", "-c", "/nonexistent/memwatch.conf" }, .rc = -1,
+	  .err = "cannot open config file /nonexistent/memwatch.conf" },
+
+	/* --max-live-blocks */
+	{ .argv = { "-p", "1", "--max-live-blocks", "4096" }, .fields = { "max_live_blocks=4096" } },
+	{ .argv = { "-p", "1", "--max-live-blocks=1" }, .fields = { "max_live_blocks=1" } },
+	{ .argv = { "-p", "1", "--max-live-blocks", "{N}" }, .n = MW_MAX_LIVE_BLOCKS,
+	  .fields = { "max_live_blocks={N}" } },
+	{ .argv = { "-p", "1", "--max-live-blocks", "0" }, .m = MW_MAX_LIVE_BLOCKS, .rc = -1,
+	  .err = "--max-live-blocks '0': from 1 to {M}" },
+	{ .argv = { "-p", "1", "--max-live-blocks", "{N}" }, .n = MW_MAX_LIVE_BLOCKS + 1ull,
+	  .m = MW_MAX_LIVE_BLOCKS, .rc = -1, .err = "--max-live-blocks '{N}': from 1 to {M}" },
+
+	/* --allocator */
+	{ .argv = { "-p", "1", "--allocator", "auto" }, .fields = { "allocator=auto" } },
+	{ .argv = { "-p", "1", "--allocator", "glibc" }, .fields = { "allocator=glibc" } },
+	{ .argv = { "-p", "1", "--allocator", "jemalloc" }, .fields = { "allocator=jemalloc" } },
+	{ .argv = { "-p", "1", "--allocator", "tcmalloc" }, .fields = { "allocator=tcmalloc" } },
+	{ .argv = { "-p", "1", "--allocator", "mimalloc" }, .fields = { "allocator=mimalloc" } },
+	{ .argv = { "-p", "1", "--allocator=/opt/lib/libmy.so" }, .fields = { "allocator=/opt/lib/libmy.so" } },
+	{ .argv = { "-p", "1", "--allocator", "tcmallocx" }, .rc = -1,
+	  .err = "--allocator 'tcmallocx': use auto, glibc, jemalloc, tcmalloc, mimalloc or an absolute path" },
+	{ .argv = { "-p", "1", "--allocator", "lib/libmy.so" }, .rc = -1, .err = "--allocator 'lib/libmy.so'" },
+	{ .argv = { "-p", "1", "--allocator", "" }, .rc = -1, .err = "--allocator ''" },
+
+	/* allocation sites: --top, --leak-intervals, --folded, --stacks */
+	{ .argv = { "-p", "1", "--top", "1" }, .fields = { "top=1 top_given=1" } },
+	{ .argv = { "-p", "1", "--top={N}" }, .n = MW_MAX_TOP, .fields = { "top={N} top_given=1" } },
+	{ .argv = { "-p", "1", "--top", "0" }, .m = MW_MAX_TOP, .rc = -1,
+	  .err = "--top '0': from 1 to {M} sites (see memwatch --help)" },
+	{ .argv = { "-p", "1", "--top", "{N}" }, .n = MW_MAX_TOP + 1, .m = MW_MAX_TOP, .rc = -1,
+	  .err = "--top '{N}': from 1 to {M} sites" },
+	{ .argv = { "-p", "1", "--leak-intervals", "1" }, .fields = { "leak_intervals=1" } },
+	{ .argv = { "-p", "1", "--leak-intervals", "{N}" }, .n = MW_MAX_LEAK_INTERVALS,
+	  .fields = { "leak_intervals={N}" } },
+	{ .argv = { "-p", "1", "--leak-intervals", "0" }, .m = MW_MAX_LEAK_INTERVALS, .rc = -1,
+	  .err = "--leak-intervals '0': from 1 to {M}" },
+	{ .argv = { "-p", "1", "--leak-intervals", "{N}" }, .n = MW_MAX_LEAK_INTERVALS + 1,
+	  .m = MW_MAX_LEAK_INTERVALS, .rc = -1, .err = "--leak-intervals '{N}': from 1 to {M}" },
+	{ .argv = { "-p", "1", "--folded", "/tmp/sites.folded" }, .fields = { "folded=/tmp/sites.folded" } },
+	{ .argv = { "-p", "1", "--folded", "" }, .rc = -1, .err = "--folded needs a path" },
+	{ .argv = { "-p", "1", "--stacks" }, .fields = { "stacks=1" } },
+	{ .argv = { "-p", "1", "--stacks=1" }, .rc = -1, .err = "'--stacks=1'" },
+
+	/* the other switches */
+	{ .argv = { "-p", "1", "--no-heap" }, .fields = { "no_heap=1" } },
+	{ .argv = { "-p", "1", "--probe-entry" }, .fields = { "probe_entry=1" } },
+	{ .argv = { "-p", "1", "--floor" }, .fields = { "floor=1" } },
+	{ .argv = { "-p", "1", "--no-heap=yes" }, .rc = -1, .err = "'--no-heap=yes'" },
+	{ .argv = { "--pid", "42", "--interval", "0.25", "--count", "7", "--output", "/tmp/feed.csv",
+		    "--max-live-blocks", "4096", "--no-heap" },
+	  .fields = { "pids=42 interval=0.25 count=7 output=/tmp/feed.csv",
+		      "max_live_blocks=4096 no_heap=1" } },
+
+	/* structures */
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--delta", "ret", "--remove", "g",
+		    "--delta", "arg3", "--size", "48", "--struct", "B", "--insert", "h" },
+	  .fields = { "nstructs=2 structs=A:48,B nfuncs=3 "
+		      "funcs=insert:f@A:ret,remove:g@A:arg3,insert:h@B:one" } },
+	{ .argv = { "-p", "1", "--struct", "Q", "--remove", "pop" },
+	  .fields = { "nfuncs=1 funcs=remove:pop@Q:one" } },
+	{ .argv = { "-p", "1", "--struct", "S", "--insert", "ns::*::insert*" },
+	  .fields = { "funcs=insert:ns::*::insert*@S:one" } },
+	{ .argv = { "-p", "1", "--struct", "_q9", "--insert", "a", "--struct", "{S}", "--insert", "b" },
+	  .n = MW_STRUCT_NAME_MAX - 1, .fields = { "structs=_q9,{S}" } },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--size", "1" }, .fields = { "structs=A:1" } },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--size", "{N}" },
+	  .n = MW_MAX_ELEMENT_SIZE, .fields = { "structs=A:{N}" } },
+	{ .argv = { "-p", "1" }, .times = MW_MAX_STRUCTS, .repeat = { "--struct", "s{i}", "--insert", "f" },
+	  .n = MW_MAX_STRUCTS, .fields = { "nstructs={N}", "last_struct=s{N}" } },
+	{ .argv = { "-p", "1", "--struct", "A" }, .times = MW_MAX_FUNCS, .repeat = { "--remove", "f{i}" },
+	  .n = MW_MAX_FUNCS, .fields = { "nfuncs={N}", "last_func=remove:f{N}@A:one" } },
+
+	/* --delta, every rule */
+	{ .argv = { "-p", "1", "--struct", "S", "--remove", "r", "--delta", "one" }, .fields = { "funcs=remove:r@S:one" } },
+	{ .argv = { "-p", "1", "--struct", "S", "--remove", "r", "--delta", "ret" }, .fields = { "funcs=remove:r@S:ret" } },
+	{ .argv = { "-p", "1", "--struct", "S", "--remove", "r", "--delta", "arg1" }, .fields = { "funcs=remove:r@S:arg1" } },
+	{ .argv = { "-p", "1", "--struct", "S", "--remove", "r", "--delta", "arg2" }, .fields = { "funcs=remove:r@S:arg2" } },
+	{ .argv = { "-p", "1", "--struct", "S", "--remove", "r", "--delta", "arg3" }, .fields = { "funcs=remove:r@S:arg3" } },
+	{ .argv = { "-p", "1", "--struct", "S", "--remove", "r", "--delta", "arg4" }, .fields = { "funcs=remove:r@S:arg4" } },
+	{ .argv = { "-p", "1", "--struct", "S", "--remove", "r", "--delta", "arg5" }, .fields = { "funcs=remove:r@S:arg5" } },
+	{ .argv = { "-p", "1", "--struct", "S", "--remove", "r", "--delta", "arg6" }, .fields = { "funcs=remove:r@S:arg6" } },
+
+	/* structure errors */
+	{ .argv = { "-p", "1", "--insert", "f" }, .rc = -1, .err = "--insert needs a --struct NAME before it" },
+	{ .argv = { "-p", "1", "--remove", "f" }, .rc = -1, .err = "--remove needs a --struct NAME before it" },
+	{ .argv = { "-p", "1", "--size", "8" }, .rc = -1, .err = "--size needs a --struct NAME before it" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "" }, .rc = -1, .err = "--insert needs a symbol name" },
+	{ .argv = { "-p", "1", "--struct", "A", "--remove", "" }, .rc = -1, .err = "--remove needs a symbol name" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert" }, .rc = -1, .err = "option '--insert' needs a value" },
+	{ .argv = { "-p", "1", "--delta", "ret" }, .rc = -1,
+	  .err = "--delta 'ret' must follow an --insert or --remove" },
+	{ .argv = { "-p", "1", "--struct", "A", "--delta", "ret", "--insert", "f" }, .rc = -1,
+	  .err = "--delta 'ret' must follow" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--size", "8", "--delta", "ret" },
+	  .rc = -1, .err = "--delta 'ret' must follow" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--delta", "ret", "--delta", "one" },
+	  .rc = -1, .err = "--delta 'one' must follow" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--delta", "arg7" }, .rc = -1,
+	  .err = "--delta 'arg7': use one, ret or arg1..arg6" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--delta", "arg0" }, .rc = -1, .err = "--delta 'arg0'" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--delta", "arg10" }, .rc = -1, .err = "--delta 'arg10'" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--delta", "bogus" }, .rc = -1, .err = "--delta 'bogus'" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--delta", "" }, .rc = -1, .err = "--delta ''" },
+	{ .argv = { "-p", "1", "--struct", "1abc", "--insert", "f" }, .rc = -1, .err = "--struct '1abc'" },
+	{ .argv = { "-p", "1", "--struct", "a-b", "--insert", "f" }, .rc = -1, .err = "--struct 'a-b'" },
+	{ .argv = { "-p", "1", "--struct", "", "--insert", "f" }, .rc = -1, .err = "--struct ''" },
+	{ .argv = { "-p", "1", "--struct", "{S}", "--insert", "f" }, .n = MW_STRUCT_NAME_MAX,
+	  .m = MW_STRUCT_NAME_MAX - 1, .rc = -1,
+	  .err = "--struct '{S}': a name is [A-Za-z_][A-Za-z0-9_]*, at most {M} characters" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--struct", "A", "--insert", "g" },
+	  .rc = -1, .err = "--struct 'A' is given twice" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--struct", "B" }, .rc = -1,
+	  .err = "--struct B has no --insert or --remove" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--size", "0" }, .rc = -1,
+	  .err = "--size '0': bytes per element" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--size", "{N}" },
+	  .n = MW_MAX_ELEMENT_SIZE + 1, .rc = -1, .err = "--size '{N}'" },
+	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--size", "8B" }, .rc = -1, .err = "--size '8B'" },
+	{ .argv = { "-p", "1" }, .times = MW_MAX_STRUCTS + 1,
+	  .repeat = { "--struct", "s{i}", "--insert", "f" }, .n = MW_MAX_STRUCTS, .rc = -1,
+	  .err = "too many --struct (at most {N})" },
+	{ .argv = { "-p", "1", "--struct", "A" }, .times = MW_MAX_FUNCS + 1, .repeat = { "--insert", "f{i}" },
+	  .n = MW_MAX_FUNCS, .rc = -1, .err = "too many --insert/--remove (at most {N})" },
+
+	/* unknown options and stray words */
+	{ .argv = { "-p", "1", "--frobnicate" }, .rc = -1, .err = "unknown option '--frobnicate'" },
+	{ .argv = { "-p", "1", "-x" }, .rc = -1, .err = "unknown option '-x'" },
+	{ .argv = { "-p", "1", "-xV" }, .rc = -1, .err = "unknown option '-x'" },
+	{ .argv = { "-xp", "1" }, .rc = -1, .err = "unknown option '-x'" },
+	{ .argv = { "-p", "1", "extra" }, .rc = -1, .err = "unexpected argument 'extra'" },
+	{ .argv = { "-p", "1", "extra", "-i", "2" }, .rc = -1, .err = "unexpected argument 'extra'" },
+
+	/* --help and --version: printed, exit 0, even without --pid */
+	{ .argv = { "-h" }, .rc = 1, .out = "Usage: memwatch -p PID [options]\n" },
+	{ .argv = { "--help" }, .rc = 1, .out = "Usage: memwatch -p PID [options]\n" },
+	{ .argv = { "-p", "1", "-i", "2", "--help" }, .rc = 1, .out = "Usage: memwatch -p PID" },
+	{ .argv = { "-V" }, .rc = 1, .out = "memwatch " MEMWATCH_VERSION "\n" },
+	{ .argv = { "--version" }, .rc = 1, .out = "memwatch " MEMWATCH_VERSION "\n" },
+};
 
 /* ------------------------------------------------------------ helpers */
 
-static int parse(char **argv, struct mw_options *o)
+/* @tmpl with the {…} of struct cli_case replaced, for copy @i; malloc'd. */
+static char *expand(const char *tmpl, const struct cli_case *c, int i)
 {
-	int argc = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 
-	while (argv[argc])
-		argc++;
-	return cli__parse(argc, argv, o);
+	cr_assert_not_null(f, "open_memstream works");
+	for (const char *p = tmpl; *p; p++) {
+		if (!strncmp(p, "{N}", 3))
+			fprintf(f, "%" PRIu64, c->n);
+		else if (!strncmp(p, "{M}", 3))
+			fprintf(f, "%" PRIu64, c->m);
+		else if (!strncmp(p, "{F}", 3))
+			fprintf(f, "%.17g", c->f);
+		else if (!strncmp(p, "{S}", 3))
+			for (uint64_t k = 0; k < c->n; k++)
+				fputc('n', f);
+		else if (!strncmp(p, "{i}", 3))
+			fprintf(f, "%d", i);
+		else {
+			fputc(*p, f);
+			continue;
+		}
+		p += 2;
+	}
+	fclose(f);
+	return buf;
 }
 
-static struct mw_options parse_ok(char **argv)
+struct command {
+	int argc;
+	char **argv;
+	char *line;	/* for messages, shortened */
+};
+
+static void command__build(struct command *cmd, const struct cli_case *c)
 {
+	size_t nargv = 0, nrep = 0, len = 0;
+	FILE *f;
+
+	while (c->argv[nargv])
+		nargv++;
+	while (nrep < 4 && c->repeat[nrep])
+		nrep++;
+	cmd->argv = calloc(2 + nargv + (size_t)c->times * nrep, sizeof(char *));
+	cr_assert_not_null(cmd->argv, "argv is allocated");
+	cmd->argc = 0;
+	cmd->argv[cmd->argc++] = strdup("memwatch");
+	for (size_t w = 0; w < nargv; w++)
+		cmd->argv[cmd->argc++] = expand(c->argv[w], c, 0);
+	for (int i = 1; i <= c->times; i++)
+		for (size_t w = 0; w < nrep; w++)
+			cmd->argv[cmd->argc++] = expand(c->repeat[w], c, i);
+	f = open_memstream(&cmd->line, &len);
+	cr_assert_not_null(f, "open_memstream works");
+	for (int w = 0; w < cmd->argc && ftell(f) < 160; w++)
+		fprintf(f, "%s'%s'", w ? " " : "", cmd->argv[w]);
+	if (ftell(f) >= 160)
+		fputs(" ...", f);
+	fclose(f);
+}
+
+static void command__free(struct command *cmd)
+{
+	for (int w = 0; w < cmd->argc; w++)
+		free(cmd->argv[w]);
+	free(cmd->argv);
+	free(cmd->line);
+}
+
+static const char *delta_name(uint32_t d, char *buf, size_t len)
+{
+	if (d == MW_DELTA_ONE)
+		return "one";
+	if (d == MW_DELTA_RET)
+		return "ret";
+	if (d >= MW_DELTA_ARG1 && d < MW_DELTA_ARG1 + 6)
+		snprintf(buf, len, "arg%u", d - MW_DELTA_ARG1 + 1);
+	else
+		snprintf(buf, len, "?%u", d);
+	return buf;
+}
+
+static void describe_func(FILE *f, const struct mw_options *o, int i)
+{
+	const struct mw_func_spec *fn = &o->funcs[i];
+	char buf[24];
+
+	fprintf(f, "%s:%s@%s:%s", fn->remove ? "remove" : "insert", fn->symbol,
+		fn->struct_id >= 0 && fn->struct_id < o->nstructs ? o->structs[fn->struct_id].name : "?",
+		delta_name(fn->delta, buf, sizeof(buf)));
+}
+
+/* Every option @o holds, " name=value" each, in one fixed order, and a
+ * space at the end; malloc'd. */
+static char *describe(const struct mw_options *o)
+{
+	static const char *const formats[] = { "csv", "openmetrics", "table" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f, "open_memstream works");
+	fprintf(f, " npids=%d pids=", o->npids);
+	for (int i = 0; i < o->npids; i++)
+		fprintf(f, "%s%d", i ? "," : "", (int)o->pids[i]);
+	fprintf(f, " interval=%.17g count=%" PRIu64 " output=%s format=%s listen=%s folded=%s",
+		o->interval_s, o->count, o->output ? o->output : "(null)",
+		o->format <= MW_FORMAT_TABLE ? formats[o->format] : "?",
+		o->listen ? o->listen : "(null)", o->folded ? o->folded : "(null)");
+	fprintf(f, " top=%d top_given=%d leak_intervals=%d stacks=%d max_live_blocks=%u",
+		o->top, o->top_given, o->leak_intervals, o->stacks, o->max_live_blocks);
+	fprintf(f, " no_heap=%d probe_entry=%d floor=%d allocator=%s nstructs=%d structs=",
+		o->no_heap, o->probe_entry, o->floor, o->allocator, o->nstructs);
+	for (int i = 0; i < o->nstructs; i++) {
+		fprintf(f, "%s%s", i ? "," : "", o->structs[i].name);
+		if (o->structs[i].size)
+			fprintf(f, ":%" PRIu64, o->structs[i].size);
+	}
+	fprintf(f, " nfuncs=%d funcs=", o->nfuncs);
+	for (int i = 0; i < o->nfuncs; i++) {
+		fputs(i ? "," : "", f);
+		describe_func(f, o, i);
+	}
+	if (o->npids)
+		fprintf(f, " last_pid=%d", (int)o->pids[o->npids - 1]);
+	if (o->nstructs)
+		fprintf(f, " last_struct=%s", o->structs[o->nstructs - 1].name);
+	if (o->nfuncs) {
+		fputs(" last_func=", f);
+		describe_func(f, o, o->nfuncs - 1);
+	}
+	fputc(' ', f);
+	fclose(f);
+	return buf;
+}
+
+/* What went to one of stdout or stderr while the parser ran. */
+struct capture {
+	int fd, saved;
+	FILE *file, *stream;
+};
+
+static void capture__start(struct capture *c, FILE *stream)
+{
+	c->stream = stream;
+	c->fd = fileno(stream);
+	fflush(stream);
+	c->file = tmpfile();
+	cr_assert_not_null(c->file, "tmpfile() works");
+	c->saved = dup(c->fd);
+	cr_assert(c->saved >= 0 && dup2(fileno(c->file), c->fd) >= 0, "fd %d is redirected", c->fd);
+}
+
+/* Ends the capture; returns what was written, malloc'd. */
+static char *capture__end(struct capture *c)
+{
+	long len;
+	char *text;
+
+	fflush(c->stream);
+	dup2(c->saved, c->fd);
+	close(c->saved);
+	len = ftell(c->file);
+	text = calloc(1, (size_t)len + 1);
+	cr_assert_not_null(text, "the capture is read");
+	rewind(c->file);
+	cr_assert_eq(fread(text, 1, (size_t)len, c->file), (size_t)len, "the capture is read whole");
+	fclose(c->file);
+	return text;
+}
+
+/* The parsed options hold every run of fields the case names. */
+static void expect_fields(const struct cli_case *c, const struct command *cmd,
+			  const struct mw_options *o)
+{
+	char *got = describe(o);
+
+	for (int i = 0; i < 4 && c->fields[i]; i++) {
+		char *want = expand(c->fields[i], c, 0);
+		char *spaced = NULL;
+
+		cr_assert(asprintf(&spaced, " %s ", want) > 0, "asprintf works");
+		cr_assert_not_null(strstr(got, spaced), "%s: parses to '%s', got '%s'",
+				   cmd->line, want, got);
+		free(spaced);
+		free(want);
+	}
+	free(got);
+}
+
+/* One line on stderr, "memwatch: " and then a message holding c->err. */
+static void expect_usage_error(const struct cli_case *c, const struct command *cmd,
+			       const char *err)
+{
+	char *want = expand(c->err, c, 0);
+	size_t len = strlen(err);
+
+	cr_assert(len > 0 && err[len - 1] == '\n' && strchr(err, '\n') == err + len - 1,
+		  "%s: one line on stderr, got '%s'", cmd->line, err);
+	cr_assert(!strncmp(err, "memwatch: ", 10), "%s: the message starts 'memwatch: ', got '%s'",
+		  cmd->line, err);
+	cr_assert_not_null(strstr(err, want), "%s: the message says '%s', got '%s'",
+			   cmd->line, want, err);
+	free(want);
+}
+
+/* ------------------------------------------------------------ the table */
+
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+/* The parameters are indices: Criterion copies them into a new process
+ * image, where the cases' pointers would no longer hold. */
+ParameterizedTestParameters(cli, parse__table_case__as_expected)
+{
+	static size_t ids[NCASES];
+
+	for (size_t i = 0; i < NCASES; i++)
+		ids[i] = i;
+	return cr_make_param_array(size_t, ids, NCASES);
+}
+
+ParameterizedTest(size_t *id, cli, parse__table_case__as_expected)
+{
+	const struct cli_case *c = &cases[*id];
+	struct capture cap_out, cap_err;
+	struct command cmd;
 	struct mw_options o;
-	int rc = parse(argv, &o);
+	const char *expects;
+	char *out, *err;
+	int rc;
 
-	cr_assert_eq(rc, 0, "the command line starting '%s' parses, got %d", argv[1], rc);
-	return o;
+	expects = c->rc == 0 ? c->fields[0] : c->rc == 1 ? c->out : c->err;
+	cr_assert_not_null(expects, "case %zu says what it expects", *id);
+	command__build(&cmd, c);
+	capture__start(&cap_out, stdout);
+	capture__start(&cap_err, stderr);
+	rc = cli__parse(cmd.argc, cmd.argv, &o);
+	err = capture__end(&cap_err);
+	out = capture__end(&cap_out);
+
+	cr_assert_eq(rc, c->rc, "%s: cli__parse returns %d, got %d (stderr '%s')",
+		     cmd.line, c->rc, rc, err);
+	if (rc == 0)
+		expect_fields(c, &cmd, &o);
+	if (rc == -1)
+		expect_usage_error(c, &cmd, err);
+	else
+		cr_assert_str_empty(err, "%s: nothing on stderr, got '%s'", cmd.line, err);
+	if (rc == 1)
+		cr_assert(!strncmp(out, c->out, strlen(c->out)), "%s: stdout starts '%s', got '%s'",
+			  cmd.line, c->out, out);
+	else
+		cr_assert_str_empty(out, "%s: nothing on stdout, got '%s'", cmd.line, out);
+	free(out);
+	free(err);
+	cli__free(&o);
+	command__free(&cmd);
 }
 
-/* Flushes @out and reads its next line from @redirected, without the newline. */
-static void next_line(FILE *out, FILE *redirected, char *buf, size_t len)
-{
-	fflush(out);
-	cr_assert_not_null(fgets(buf, (int)len, redirected), "a line was printed");
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-/*
- * Parses argv, which must fail with -1 and one stderr line that starts
- * "memwatch: " and mentions @fragment (the culprit, or what is missing).
- */
-static void expect_usage_error(char **argv, const char *fragment)
-{
-	struct mw_options o;
-	char line[1024];
-	int rc = parse(argv, &o);
-
-	cr_assert_eq(rc, -1, "a usage error returns -1, got %d", rc);
-	next_line(stderr, cr_get_redirected_stderr(), line, sizeof(line));
-	cr_assert(!strncmp(line, "memwatch: ", 10),
-		  "the message starts with 'memwatch: ', got '%s'", line);
-	cr_assert_not_null(strstr(line, fragment),
-			   "the message names '%s', got '%s'", fragment, line);
-}
-
-/* ------------------------------------------------------------ defaults */
-
-Test(cli, parse__pid_only__defaults)
-{
-	struct mw_options o = parse_ok(ARGV("-p", "1234"));
-
-	cr_assert_eq(o.npids, 1, "one --pid gives one target");
-	cr_assert_eq(o.pids[0], 1234, "the pid is stored");
-	cr_assert_float_eq(o.interval_s, 1.0, 1e-12, "the default interval is 1 s");
-	cr_assert_eq(o.count, 0, "the default count is 0 (unlimited)");
-	cr_assert_eq(o.max_live_blocks, 1048576u, "the default live-block table has 2^20 slots");
-	cr_assert_null(o.output, "the default output is stdout (NULL)");
-	cr_assert_eq(o.format, MW_FORMAT_CSV, "the default format is CSV");
-	cr_assert_eq(o.no_heap, false, "heap probes are on by default");
-	cr_assert_eq(o.nstructs, 0, "no structures by default");
-	cr_assert_eq(o.nfuncs, 0, "no structure functions by default");
-}
-
-/* ------------------------------------------------------------ each option */
-
-Test(cli, parse__long_options__all_set)
-{
-	struct mw_options o = parse_ok(ARGV("--pid", "42", "--interval", "0.25", "--count", "7",
-					    "--output", "/tmp/feed.csv", "--max-live-blocks", "4096",
-					    "--no-heap"));
-
-	cr_assert_eq(o.pids[0], 42, "--pid sets the pid");
-	cr_assert_float_eq(o.interval_s, 0.25, 1e-12, "--interval sets the interval");
-	cr_assert_eq(o.count, 7, "--count sets the count");
-	cr_assert_str_eq(o.output, "/tmp/feed.csv", "--output sets the output path");
-	cr_assert_eq(o.max_live_blocks, 4096u, "--max-live-blocks sets the table size");
-	cr_assert_eq(o.no_heap, true, "--no-heap turns heap probes off");
-}
-
-Test(cli, parse__short_options__all_set)
-{
-	struct mw_options o = parse_ok(ARGV("-p", "42", "-i", "0.25", "-n", "7",
-					    "-o", "/tmp/feed.csv"));
-
-	cr_assert_eq(o.pids[0], 42, "-p sets the pid");
-	cr_assert_float_eq(o.interval_s, 0.25, 1e-12, "-i sets the interval");
-	cr_assert_eq(o.count, 7, "-n sets the count");
-	cr_assert_str_eq(o.output, "/tmp/feed.csv", "-o sets the output path");
-}
-
-Test(cli, parse__attached_values__accepted)
-{
-	struct mw_options o = parse_ok(ARGV("-p42", "--pid=43", "-i2", "--count=3",
-					    "--max-live-blocks=8"));
-
-	cr_assert_eq(o.npids, 2, "-p42 and --pid=43 are two pids");
-	cr_assert_eq(o.pids[0], 42, "-p42 is pid 42");
-	cr_assert_eq(o.pids[1], 43, "--pid=43 is pid 43");
-	cr_assert_float_eq(o.interval_s, 2.0, 1e-12, "-i2 is 2 s");
-	cr_assert_eq(o.count, 3, "--count=3 is 3");
-	cr_assert_eq(o.max_live_blocks, 8u, "--max-live-blocks=8 is 8");
-}
-
-Test(cli, parse__range_limits__accepted)
-{
-	struct mw_options o = parse_ok(ARGV("-p", "4194304", "-i", "0.001",
-					    "--max-live-blocks", "268435456",
-					    "-n", "18446744073709551615"));
-
-	cr_assert_eq(o.pids[0], 4194304, "PID_MAX_LIMIT itself is a valid pid");
-	cr_assert_float_eq(o.interval_s, 0.001, 1e-12, "1 ms is the shortest interval");
-	cr_assert_eq(o.max_live_blocks, 268435456u, "2^28 is the largest table");
-	cr_assert_eq(o.count, UINT64_MAX, "the count may be as large as a u64");
-	o = parse_ok(ARGV("-p", "1", "-i", "86400"));
-	cr_assert_float_eq(o.interval_s, 86400.0, 1e-9, "a day is the longest interval");
-}
-
-Test(cli, parse__repeated_pid__all_kept_in_order)
-{
-	struct mw_options o = parse_ok(ARGV("-p", "30", "--pid", "10", "-p", "20"));
-
-	cr_assert_eq(o.npids, 3, "three --pid give three targets");
-	cr_assert_eq(o.pids[0], 30, "the first pid is first");
-	cr_assert_eq(o.pids[1], 10, "the second pid is second");
-	cr_assert_eq(o.pids[2], 20, "the third pid is third");
-}
-
-Test(cli, parse__sixteen_pids__accepted)
-{
-	struct mw_options o = parse_ok(ARGV("-p1", "-p2", "-p3", "-p4", "-p5", "-p6", "-p7",
-					    "-p8", "-p9", "-p10", "-p11", "-p12", "-p13", "-p14",
-					    "-p15", "-p16"));
-
-	cr_assert_eq(o.npids, 16, "MW_MAX_TARGETS (16) pids are accepted");
-	cr_assert_eq(o.pids[15], 16, "the sixteenth pid is kept");
-}
-
-Test(cli, parse__options_around_positional_order__same_result)
-{
-	struct mw_options o = parse_ok(ARGV("-i", "3", "-p", "9"));
-
-	cr_assert_eq(o.pids[0], 9, "--pid may come after other options");
-	cr_assert_float_eq(o.interval_s, 3.0, 1e-12, "and the earlier option still counts");
-}
+/* ------------------------------------------------------------ two parses */
 
 Test(cli, parse__called_twice__second_call_starts_fresh)
 {
-	struct mw_options o = parse_ok(ARGV("-p", "5", "-n", "4", "--no-heap",
-					    "--struct", "A", "--insert", "f"));
+	char *first[] = { "memwatch", "-p", "5", "-n", "4", "--no-heap", "--struct", "A",
+			  "--insert", "f", NULL };
+	char *second[] = { "memwatch", "-p", "6", NULL };
+	struct mw_options o;
 
-	o = parse_ok(ARGV("-p", "6"));
+	cr_assert_eq(cli__parse(10, first, &o), 0, "the first command line parses");
+	cli__free(&o);
+	cr_assert_eq(cli__parse(3, second, &o), 0, "the second command line parses");
 	cr_assert_eq(o.npids, 1, "the second parse has only its own pid");
 	cr_assert_eq(o.pids[0], 6, "the second parse reads its own argv from the start");
 	cr_assert_eq(o.count, 0, "the count is back to its default");
 	cr_assert_eq(o.no_heap, false, "--no-heap does not leak into the next parse");
 	cr_assert_eq(o.nstructs, 0, "structures do not leak into the next parse");
 	cr_assert_eq(o.nfuncs, 0, "functions do not leak into the next parse");
-}
-
-/* ------------------------------------------------------------ structures */
-
-Test(cli, parse__two_structs__funcs_ids_deltas_sizes)
-{
-	struct mw_options o = parse_ok(ARGV("-p", "1", "--struct", "A", "--insert", "f",
-					    "--delta", "ret", "--remove", "g", "--delta", "arg3",
-					    "--size", "48", "--struct", "B", "--insert", "h"));
-
-	cr_assert_eq(o.nstructs, 2, "two --struct give two structures");
-	cr_assert_str_eq(o.structs[0].name, "A", "the first structure is A");
-	cr_assert_eq(o.structs[0].size, 48, "--size 48 applies to A");
-	cr_assert_str_eq(o.structs[1].name, "B", "the second structure is B");
-	cr_assert_eq(o.structs[1].size, 0, "B has no --size");
-	cr_assert_eq(o.nfuncs, 3, "three --insert/--remove give three functions");
-
-	cr_assert_str_eq(o.funcs[0].symbol, "f", "function 0 is f");
-	cr_assert_eq(o.funcs[0].struct_id, 0, "f belongs to A");
-	cr_assert_eq(o.funcs[0].remove, false, "f is an --insert");
-	cr_assert_eq(o.funcs[0].delta, MW_DELTA_RET, "--delta ret applies to f");
-
-	cr_assert_str_eq(o.funcs[1].symbol, "g", "function 1 is g");
-	cr_assert_eq(o.funcs[1].struct_id, 0, "g belongs to A");
-	cr_assert_eq(o.funcs[1].remove, true, "g is a --remove");
-	cr_assert_eq(o.funcs[1].delta, MW_DELTA_ARG1 + 2, "--delta arg3 applies to g");
-
-	cr_assert_str_eq(o.funcs[2].symbol, "h", "function 2 is h");
-	cr_assert_eq(o.funcs[2].struct_id, 1, "h belongs to B");
-	cr_assert_eq(o.funcs[2].remove, false, "h is an --insert");
-	cr_assert_eq(o.funcs[2].delta, MW_DELTA_ONE, "h without --delta counts one per call");
-}
-
-Test(cli, parse__every_delta_rule__mapped)
-{
-	static const struct {
-		const char *rule;
-		uint32_t want;
-	} cases[] = {
-		{ "one", MW_DELTA_ONE }, { "ret", MW_DELTA_RET },
-		{ "arg1", MW_DELTA_ARG1 }, { "arg2", MW_DELTA_ARG1 + 1 },
-		{ "arg3", MW_DELTA_ARG1 + 2 }, { "arg4", MW_DELTA_ARG1 + 3 },
-		{ "arg5", MW_DELTA_ARG1 + 4 }, { "arg6", MW_DELTA_ARG1 + 5 },
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct mw_options o = parse_ok(ARGV("-p", "1", "--struct", "S", "--remove", "r",
-						    "--delta", (char *)cases[i].rule));
-
-		cr_assert_eq(o.funcs[0].delta, cases[i].want, "--delta %s is rule %u, got %u",
-			     cases[i].rule, cases[i].want, o.funcs[0].delta);
-	}
-}
-
-Test(cli, parse__struct_name_forms__accepted)
-{
-	char name63[64];
-	struct mw_options o;
-
-	memset(name63, 'n', 63);
-	name63[63] = '\0';
-	o = parse_ok(ARGV("-p", "1", "--struct", "_q9", "--insert", "a",
-			  "--struct", name63, "--insert", "b"));
-	cr_assert_str_eq(o.structs[0].name, "_q9", "a name may start with '_' and hold digits");
-	cr_assert_str_eq(o.structs[1].name, name63, "a 63-character name is kept whole");
-}
-
-Test(cli, parse__struct_with_only_remove__accepted)
-{
-	struct mw_options o = parse_ok(ARGV("-p", "1", "--struct", "Q", "--remove", "pop"));
-
-	cr_assert_eq(o.nfuncs, 1, "a --remove alone is enough for a structure");
-	cr_assert_eq(o.funcs[0].remove, true, "and it is recorded as a remove");
-}
-
-/* ------------------------------------------------------------ help, version */
-
-/* Parses the one option @form, which must print @first_line first on
- * stdout and return 1 (exit 0), even without --pid. */
-static void expect_printed(const char *form, const char *first_line, size_t cmp_len)
-{
-	struct mw_options o;
-	char line[256];
-	int rc = parse(ARGV((char *)form), &o);
-
-	cr_assert_eq(rc, 1, "%s returns 1 (exit 0) even without --pid, got %d", form, rc);
-	next_line(stdout, cr_get_redirected_stdout(), line, sizeof(line));
-	cr_assert(!strncmp(line, first_line, cmp_len),
-		  "%s prints '%s' on stdout, got '%s'", form, first_line, line);
-}
-
-Test(cli, parse__help_short__usage_returns_1)
-{
-	expect_printed("-h", "Usage: memwatch -p PID", 22);
-}
-
-Test(cli, parse__help_long__usage_returns_1)
-{
-	expect_printed("--help", "Usage: memwatch -p PID", 22);
-}
-
-Test(cli, parse__version_short__version_returns_1)
-{
-	expect_printed("-V", "memwatch " MEMWATCH_VERSION, sizeof("memwatch " MEMWATCH_VERSION));
-}
-
-Test(cli, parse__version_long__version_returns_1)
-{
-	expect_printed("--version", "memwatch " MEMWATCH_VERSION,
-		       sizeof("memwatch " MEMWATCH_VERSION));
-}
-
-Test(cli, parse__help_after_valid_options__returns_1)
-{
-	struct mw_options o;
-	int rc = parse(ARGV("-p", "1", "-i", "2", "--help"), &o);
-
-	cr_assert_eq(rc, 1, "--help after valid options still returns 1, got %d", rc);
-}
-
-/* ------------------------------------------------------------ usage errors */
-
-Test(cli, parse__no_pid__usage_error)
-{
-	expect_usage_error(ARGV("-i", "2"), "--pid");
-}
-
-Test(cli, parse__no_arguments__usage_error)
-{
-	struct mw_options o;
-	char *argv[] = { "memwatch", NULL };
-
-	cr_assert_eq(cli__parse(1, argv, &o), -1, "no arguments at all is a usage error");
-}
-
-Test(cli, parse__pid_zero__usage_error)
-{
-	expect_usage_error(ARGV("-p", "0"), "'0'");
-}
-
-Test(cli, parse__pid_negative__usage_error)
-{
-	expect_usage_error(ARGV("-p", "-5"), "'-5'");
-}
-
-Test(cli, parse__pid_trailing_junk__usage_error)
-{
-	expect_usage_error(ARGV("-p", "12abc"), "'12abc'");
-}
-
-Test(cli, parse__pid_empty__usage_error)
-{
-	expect_usage_error(ARGV("-p", ""), "--pid ''");
-}
-
-Test(cli, parse__pid_above_pid_max__usage_error)
-{
-	expect_usage_error(ARGV("-p", "4194305"), "'4194305'");
-}
-
-Test(cli, parse__duplicate_pid__usage_error)
-{
-	expect_usage_error(ARGV("-p", "7", "-p", "7"), "twice");
-}
-
-Test(cli, parse__duplicate_pid_with_leading_zero__usage_error)
-{
-	expect_usage_error(ARGV("-p", "7", "-p", "007"), "twice");
-}
-
-Test(cli, parse__seventeen_pids__usage_error)
-{
-	expect_usage_error(ARGV("-p1", "-p2", "-p3", "-p4", "-p5", "-p6", "-p7", "-p8",
-				"-p9", "-p10", "-p11", "-p12", "-p13", "-p14", "-p15",
-				"-p16", "-p17"), "too many --pid");
-}
-
-Test(cli, parse__interval_zero__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-i", "0"), "--interval '0'");
-}
-
-Test(cli, parse__interval_negative__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-i", "-1"), "--interval '-1'");
-}
-
-Test(cli, parse__interval_not_a_number__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-i", "abc"), "--interval 'abc'");
-}
-
-Test(cli, parse__interval_over_a_day__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-i", "1e9"), "--interval '1e9'");
-}
-
-Test(cli, parse__interval_nan__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-i", "nan"), "--interval 'nan'");
-}
-
-Test(cli, parse__interval_below_1ms__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-i", "0.0009"), "--interval '0.0009'");
-}
-
-Test(cli, parse__count_zero__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-n", "0"), "--count '0'");
-}
-
-Test(cli, parse__count_fraction__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-n", "1.5"), "--count '1.5'");
-}
-
-Test(cli, parse__output_empty__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-o", ""), "--output");
-}
-
-Test(cli, parse__max_live_blocks_out_of_range__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--max-live-blocks", "0"), "'0'");
-	expect_usage_error(ARGV("-p", "1", "--max-live-blocks", "268435457"), "'268435457'");
-}
-
-Test(cli, parse__unknown_long_option__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--frobnicate"), "'--frobnicate'");
-}
-
-Test(cli, parse__unknown_short_option__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-x"), "unknown option");
-}
-
-/*
- * Disabled: known bug in cli.c, left for its owner. For an unknown short
- * option that is not the last letter of its word, getopt does not advance
- * optind, so cli__parse names argv[optind - 1], the word before it:
- * "memwatch -p 1 -xV" says "unknown option '1'" and "memwatch -xp 1" says
- * "unknown option 'memwatch'". Naming optopt would fix it; enable then.
- */
-Test(cli, parse__unknown_short_option_in_cluster__names_it)
-{
-	expect_usage_error(ARGV("-p", "1", "-xV"), "-x");
-}
-
-Test(cli, parse__short_option_missing_value__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "-i"), "'-i' needs a value");
-}
-
-Test(cli, parse__long_option_missing_value__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert"), "'--insert' needs a value");
-}
-
-Test(cli, parse__insert_before_struct__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--insert", "f"), "--insert needs a --struct");
-}
-
-Test(cli, parse__remove_before_struct__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--remove", "f"), "--remove needs a --struct");
-}
-
-Test(cli, parse__size_before_struct__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--size", "8"), "--size needs a --struct");
-}
-
-Test(cli, parse__insert_empty_symbol__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert", ""), "symbol name");
-}
-
-Test(cli, parse__delta_first__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--delta", "ret"), "must follow");
-}
-
-Test(cli, parse__delta_after_struct__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--delta", "ret", "--insert", "f"),
-			   "must follow");
-}
-
-Test(cli, parse__delta_after_size__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert", "f", "--size", "8",
-				"--delta", "ret"), "must follow");
-}
-
-Test(cli, parse__delta_twice__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert", "f", "--delta", "ret",
-				"--delta", "one"), "must follow");
-}
-
-Test(cli, parse__delta_arg7__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert", "f", "--delta", "arg7"),
-			   "'arg7'");
-}
-
-Test(cli, parse__delta_arg0_and_arg10__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert", "f", "--delta", "arg0"),
-			   "'arg0'");
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert", "f", "--delta", "arg10"),
-			   "'arg10'");
-}
-
-Test(cli, parse__delta_bogus__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert", "f", "--delta", "bogus"),
-			   "'bogus'");
-}
-
-Test(cli, parse__struct_name_leading_digit__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "1abc", "--insert", "f"), "'1abc'");
-}
-
-Test(cli, parse__struct_name_dash__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "a-b", "--insert", "f"), "'a-b'");
-}
-
-Test(cli, parse__struct_name_empty__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "", "--insert", "f"), "--struct ''");
-}
-
-Test(cli, parse__struct_name_64_chars__usage_error)
-{
-	char name64[65];
-
-	memset(name64, 'n', 64);
-	name64[64] = '\0';
-	expect_usage_error(ARGV("-p", "1", "--struct", name64, "--insert", "f"), "at most 63");
-}
-
-Test(cli, parse__duplicate_struct__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert", "f",
-				"--struct", "A", "--insert", "g"), "twice");
-}
-
-Test(cli, parse__struct_without_functions__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert", "f", "--struct", "B"),
-			   "--struct B has no --insert or --remove");
-}
-
-Test(cli, parse__size_zero__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "--struct", "A", "--insert", "f", "--size", "0"),
-			   "--size '0'");
-}
-
-Test(cli, parse__stray_positional__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "extra"), "unexpected argument 'extra'");
-}
-
-Test(cli, parse__stray_positional_between_options__usage_error)
-{
-	expect_usage_error(ARGV("-p", "1", "extra", "-i", "2"), "unexpected argument 'extra'");
+	cli__free(&o);
 }
 
 /* ------------------------------------------------------------ number parsers */
 
 Test(cli, parse_u64__whole_numbers_in_range__accepted)
 {
-	uint64_t v = 99;
+	static const struct {
+		const char *s;
+		uint64_t min, max, want;
+	} ok[] = {
+		{ "0", 0, 10, 0 },			/* the minimum */
+		{ "10", 0, 10, 10 },			/* the maximum */
+		{ "5", 5, 5, 5 },			/* min == max == value */
+		{ "18446744073709551615", 0, UINT64_MAX, UINT64_MAX },
+		{ "0042", 0, 100, 42 },			/* decimal, not octal */
+	};
 
-	cr_assert_eq(cli__parse_u64("0", 0, 10, &v), 0, "'0' in [0, 10] is accepted");
-	cr_assert_eq(v, 0, "'0' is 0");
-	cr_assert_eq(cli__parse_u64("10", 0, 10, &v), 0, "the maximum itself is accepted");
-	cr_assert_eq(v, 10, "'10' is 10");
-	cr_assert_eq(cli__parse_u64("5", 5, 5, &v), 0, "min == max == value is accepted");
-	cr_assert_eq(cli__parse_u64("18446744073709551615", 0, UINT64_MAX, &v), 0,
-		     "UINT64_MAX is accepted");
-	cr_assert_eq(v, UINT64_MAX, "'18446744073709551615' is UINT64_MAX");
-	cr_assert_eq(cli__parse_u64("0042", 0, 100, &v), 0, "leading zeros are accepted");
-	cr_assert_eq(v, 42, "'0042' is decimal 42, not octal");
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		uint64_t v = 99;
+
+		cr_assert_eq(cli__parse_u64(ok[i].s, ok[i].min, ok[i].max, &v), 0,
+			     "'%s' in [%" PRIu64 ", %" PRIu64 "] is accepted", ok[i].s, ok[i].min, ok[i].max);
+		cr_assert_eq(v, ok[i].want, "'%s' is %" PRIu64 ", got %" PRIu64, ok[i].s, ok[i].want, v);
+	}
 }
 
 Test(cli, parse_u64__bad_or_out_of_range__rejected_output_untouched)
 {
-	static const char *const bad[] = {
-		"", " 1", "1 ", "+1", "-1", "-0", "1a", "0x10", "1e3", "1.0",
-		"18446744073709551616", "99999999999999999999999",
+	static const struct {
+		const char *s;
+		uint64_t min, max;
+	} bad[] = {
+		{ "", 0, UINT64_MAX }, { " 1", 0, UINT64_MAX }, { "1 ", 0, UINT64_MAX },
+		{ "+1", 0, UINT64_MAX }, { "-1", 0, UINT64_MAX }, { "-0", 0, UINT64_MAX },
+		{ "1a", 0, UINT64_MAX }, { "0x10", 0, UINT64_MAX }, { "1e3", 0, UINT64_MAX },
+		{ "1.0", 0, UINT64_MAX }, { "18446744073709551616", 0, UINT64_MAX },
+		{ "99999999999999999999999", 0, UINT64_MAX },
+		{ "11", 0, 10 },			/* above the maximum */
+		{ "4", 5, 10 },				/* below the minimum */
+		{ NULL, 0, 10 },
 	};
 	uint64_t v = 77;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_eq(cli__parse_u64(bad[i], 0, UINT64_MAX, &v), -1,
-			     "'%s' is rejected", bad[i]);
-	cr_assert_eq(cli__parse_u64("11", 0, 10, &v), -1, "above the maximum is rejected");
-	cr_assert_eq(cli__parse_u64("4", 5, 10, &v), -1, "below the minimum is rejected");
-	cr_assert_eq(cli__parse_u64(NULL, 0, 10, &v), -1, "NULL is rejected");
+		cr_assert_eq(cli__parse_u64(bad[i].s, bad[i].min, bad[i].max, &v), -1,
+			     "'%s' in [%" PRIu64 ", %" PRIu64 "] is rejected",
+			     bad[i].s ? bad[i].s : "(NULL)", bad[i].min, bad[i].max);
 	cr_assert_eq(v, 77, "a rejected string leaves the output as it was");
 }
 
@@ -613,23 +621,12 @@ Test(cli, parse_seconds__bad_or_out_of_range__rejected_output_untouched)
 {
 	static const char *const bad[] = {
 		"", " 1", "1 ", "+1", "-1", "0", "0.0", "0.0009", "86400.001", "1e9",
-		"nan", "inf", "infinity", "abc", "1s", "1,5", "1e999",
+		"nan", "inf", "infinity", "abc", "1s", "1,5", "1e999", NULL,
 	};
 	double v = 7.0;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_eq(cli__parse_seconds(bad[i], &v), -1, "'%s' is rejected", bad[i]);
-	cr_assert_eq(cli__parse_seconds(NULL, &v), -1, "NULL is rejected");
+		cr_assert_eq(cli__parse_seconds(bad[i], &v), -1, "'%s' is rejected",
+			     bad[i] ? bad[i] : "(NULL)");
 	cr_assert_float_eq(v, 7.0, 1e-12, "a rejected string leaves the output as it was");
-}
-
-/* Found by fuzzing: the host of --listen reached a format string. */
-Test(cli, parse__listen_host_with_format_directives__no_crash)
-{
-	struct mw_options o;
-	char *argv[] = { "memwatch", "-p", "1", "-l", "%s%s%s%s%s%s%s%s%n:9100", NULL };
-
-	cr_redirect_stderr();
-	cr_expect_eq(cli__parse(5, argv, &o), -1, "rejected as a usage error, not a crash");
-	cli__free(&o);
 }

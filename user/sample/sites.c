@@ -98,13 +98,13 @@ static int read_all(int fd, size_t ksz, size_t vsz, void **keys, void **vals, si
 
 /* Appends this interval's live bytes to the site's history; returns
  * whether they grew in each of the last K intervals. */
-static bool watch(struct mw_sites *s, uint64_t addr, int64_t bytes)
+static bool watch(struct mw_sites *s, uint64_t addr, uint32_t stack, int64_t bytes)
 {
 	struct mw_history *h = NULL;
 	int k = s->leak_intervals;
 
 	for (size_t i = 0; i < s->nhist && !h; i++)
-		if (s->hist[i].addr == addr)
+		if (s->hist[i].addr == addr && s->hist[i].stack == stack)
 			h = &s->hist[i];
 	if (!h) {
 		struct mw_history *nv = realloc(s->hist, (s->nhist + 1) * sizeof(*nv));
@@ -115,6 +115,7 @@ static bool watch(struct mw_sites *s, uint64_t addr, int64_t bytes)
 		h = &s->hist[s->nhist++];
 		memset(h, 0, sizeof(*h));
 		h->addr = addr;
+		h->stack = stack;
 	}
 	if (h->n == k + 1) {
 		memmove(h->bytes, h->bytes + 1, (size_t)k * sizeof(h->bytes[0]));
@@ -127,6 +128,19 @@ static bool watch(struct mw_sites *s, uint64_t addr, int64_t bytes)
 		if (h->bytes[i] <= h->bytes[i - 1])
 			return false;
 	return true;
+}
+
+void sites__rank(struct mw_sites *s)
+{
+	s->suspects = 0;
+	for (size_t i = 0; i < s->nrows; i++) {
+		struct mw_site_row *r = &s->rows[i];
+
+		r->suspect = watch(s, r->addr, r->stack, r->live_bytes);
+		s->suspects += r->suspect;
+	}
+	if (s->nrows)
+		qsort(s->rows, s->nrows, sizeof(*s->rows), by_live_bytes);
 }
 
 /* Folds @r's stack, root first: frame 0 is inside the allocator (skipped),
@@ -170,7 +184,6 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 	s->rows = err ? NULL : calloc(n ? n : 1, sizeof(*s->rows));
 	if (!err && !s->rows)
 		err = -ENOMEM;
-	s->suspects = 0;
 	for (size_t i = 0; !err && i < n; i++) {
 		struct mw_site_row *r = &s->rows[m];
 
@@ -181,8 +194,6 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 		r->live_bytes = vals[i].live_bytes;
 		r->live_blocks = vals[i].live_blocks;
 		r->allocs = vals[i].allocs;
-		r->suspect = watch(s, r->addr, r->live_bytes);
-		s->suspects += r->suspect;
 		r->name = symbolizer__name(s->sym, r->addr);
 		r->frame = symbolizer__frame(s->sym, r->addr);
 		if (r->stack) {
@@ -200,8 +211,7 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 	}
 	s->nrows = m;
 	s->short_stacks = nstacks && nshort * 2 > nstacks;
-	if (m)
-		qsort(s->rows, m, sizeof(*s->rows), by_live_bytes);
+	sites__rank(s);
 	free(keys);
 	free(vals);
 	return err;

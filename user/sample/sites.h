@@ -39,6 +39,7 @@ struct mw_insert_row {
 
 struct mw_history {
 	uint64_t addr;
+	uint32_t stack;		/* with --stacks, one history per stack of a site */
 	int64_t bytes[MW_MAX_LEAK_INTERVALS + 1];	/* oldest first */
 	int n;
 };
@@ -60,5 +61,10 @@ int sites__init(struct mw_sites *s, const struct mw_target *t, int leak_interval
 void sites__free(struct mw_sites *s);
 /* Reads the target's sites from the BPF maps and ranks them. 0 or -errno. */
 int sites__sample(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t slot);
+/* The step of sites__sample after the maps are read, over plain rows: adds
+ * each row's live bytes to its site's history, marks the rows that grew in
+ * each of the last K intervals (s->suspects counts them), then sorts the
+ * rows, most live bytes first, ties by address. */
+void sites__rank(struct mw_sites *s);
 
 #endif
