@@ -144,7 +144,77 @@ struct {
 	__type(value, struct mw_thread);
 } threads SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MW_MAX_PLACES);
+	__type(key, __u32);		/* MW_COOKIE_PLACE(cookie); 0: the entry */
+	__type(value, struct mw_place);
+} places SEC(".maps");
+
 /* ---------------------------------------------------------------- helpers */
+
+/*
+ * The entry's state at a probe placement.c moved past leading
+ * instructions: NULL for a probe at the entry itself (no lookup: most).
+ */
+static __always_inline const struct mw_place *place_of(__u64 cookie)
+{
+	__u32 i = MW_COOKIE_PLACE(cookie);
+
+	return i ? bpf_map_lookup_elem(&places, &i) : NULL;
+}
+
+/* Register @r of @ctx. Read with a helper: a load from ctx at an offset
+ * chosen at run time is refused by the verifier, and the compiler would
+ * otherwise merge these loads into one. */
+static __always_inline __u64 reg_of(struct pt_regs *ctx, __u32 r)
+{
+	__u64 v = 0;
+	__u32 off;
+
+	switch (r) {
+	case MW_REG_DI:		off = offsetof(struct pt_regs, di); break;
+	case MW_REG_SI:		off = offsetof(struct pt_regs, si); break;
+	case MW_REG_DX:		off = offsetof(struct pt_regs, dx); break;
+	case MW_REG_CX:		off = offsetof(struct pt_regs, cx); break;
+	case MW_REG_R8:		off = offsetof(struct pt_regs, r8); break;
+	case MW_REG_R9:		off = offsetof(struct pt_regs, r9); break;
+	case MW_REG_AX:		off = offsetof(struct pt_regs, ax); break;
+	case MW_REG_BX:		off = offsetof(struct pt_regs, bx); break;
+	case MW_REG_BP:		off = offsetof(struct pt_regs, bp); break;
+	case MW_REG_R10:	off = offsetof(struct pt_regs, r10); break;
+	case MW_REG_R11:	off = offsetof(struct pt_regs, r11); break;
+	case MW_REG_R12:	off = offsetof(struct pt_regs, r12); break;
+	case MW_REG_R13:	off = offsetof(struct pt_regs, r13); break;
+	case MW_REG_R14:	off = offsetof(struct pt_regs, r14); break;
+	case MW_REG_R15:	off = offsetof(struct pt_regs, r15); break;
+	default:		return 0;
+	}
+	bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + off);
+	return v;
+}
+
+/* The stack pointer at the function's entry: its return address on top. */
+static __always_inline __u64 entry_sp(struct pt_regs *ctx, const struct mw_place *pl)
+{
+	return PT_REGS_SP(ctx) + (pl ? (__s64)pl->sp_off : 0);
+}
+
+/* Integer argument @n (1-6) as the function was called with it. */
+static __always_inline __u64 entry_arg(struct pt_regs *ctx, const struct mw_place *pl, int n)
+{
+	if (pl)
+		return reg_of(ctx, pl->arg[n - 1]);	/* n is a constant here */
+	switch (n) {
+	case 1:	return PT_REGS_PARM1(ctx);
+	case 2:	return PT_REGS_PARM2(ctx);
+	case 3:	return PT_REGS_PARM3(ctx);
+	case 4:	return PT_REGS_PARM4(ctx);
+	case 5:	return PT_REGS_PARM5(ctx);
+	case 6:	return MW_PARM6(ctx);
+	}
+	return 0;
+}
 
 static __always_inline void count(__u32 slot, __u32 counter, __u64 n)
 {
@@ -426,7 +496,8 @@ static __always_inline bool mul_overflows(__u64 a, __u64 b, __u64 *out)
 static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 {
 	__u32 op = MW_ALLOC_OP(cookie);
-	__u64 sp = PT_REGS_SP(ctx);
+	const struct mw_place *pl = place_of(cookie);
+	__u64 sp = entry_sp(ctx, pl);
 	struct mw_thread *t;
 	struct mw_call c = {};
 	__u32 slot = MW_COOKIE_SLOT(cookie);
@@ -451,39 +522,39 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 	c.slot = slot;
 	switch (op) {
 	case MW_OP_FREE:
-		block_free(slot, PT_REGS_PARM1(ctx));
+		block_free(slot, entry_arg(ctx, pl, 1));
 		if (!(cookie & MW_ALLOC_PAIRED))
 			return MW_NO_RETURN;
 		break;		/* open a call: what it calls is nested */
 	case MW_OP_MALLOC:
-		c.size = PT_REGS_PARM1(ctx);
+		c.size = entry_arg(ctx, pl, 1);
 		break;
 	case MW_OP_CALLOC:
-		c.bad_size = mul_overflows(PT_REGS_PARM1(ctx),
-					   PT_REGS_PARM2(ctx), &c.size);
+		c.bad_size = mul_overflows(entry_arg(ctx, pl, 1),
+					   entry_arg(ctx, pl, 2), &c.size);
 		break;
 	case MW_OP_REALLOC:
-		c.old = PT_REGS_PARM1(ctx);
-		c.size = PT_REGS_PARM2(ctx);
+		c.old = entry_arg(ctx, pl, 1);
+		c.size = entry_arg(ctx, pl, 2);
 		break;
 	case MW_OP_REALLOCARRAY:
-		c.old = PT_REGS_PARM1(ctx);
-		c.bad_size = mul_overflows(PT_REGS_PARM2(ctx),
-					   PT_REGS_PARM3(ctx), &c.size);
+		c.old = entry_arg(ctx, pl, 1);
+		c.bad_size = mul_overflows(entry_arg(ctx, pl, 2),
+					   entry_arg(ctx, pl, 3), &c.size);
 		break;
 	case MW_OP_MEMALIGN:
-		c.size = PT_REGS_PARM2(ctx);
+		c.size = entry_arg(ctx, pl, 2);
 		break;
 	case MW_OP_POSIX_MEMALIGN:
-		c.old = PT_REGS_PARM1(ctx);
-		c.size = PT_REGS_PARM3(ctx);
+		c.old = entry_arg(ctx, pl, 1);
+		c.size = entry_arg(ctx, pl, 3);
 		break;
 	case MW_OP_XALLOCX:
-		c.extra = PT_REGS_PARM3(ctx);
+		c.extra = entry_arg(ctx, pl, 3);
 		/* fall through */
 	case MW_OP_EXPAND:
-		c.old = PT_REGS_PARM1(ctx);
-		c.size = PT_REGS_PARM2(ctx);
+		c.old = entry_arg(ctx, pl, 1);
+		c.size = entry_arg(ctx, pl, 2);
 		break;
 	default:
 		return MW_NO_RETURN;
@@ -635,16 +706,17 @@ int alloc_session(struct pt_regs *ctx)
 
 /* ------------------------------------------------------ structure probes */
 
-static __always_inline __s64 arg_delta(struct pt_regs *ctx, __u32 rule)
+static __always_inline __s64 arg_delta(struct pt_regs *ctx, const struct mw_place *pl,
+					__u32 rule)
 {
 	switch (rule) {
 	case MW_DELTA_ONE:		return 1;
-	case MW_DELTA_ARG1:		return as_count(PT_REGS_PARM1(ctx));
-	case MW_DELTA_ARG1 + 1:		return as_count(PT_REGS_PARM2(ctx));
-	case MW_DELTA_ARG1 + 2:		return as_count(PT_REGS_PARM3(ctx));
-	case MW_DELTA_ARG1 + 3:		return as_count(PT_REGS_PARM4(ctx));
-	case MW_DELTA_ARG1 + 4:		return as_count(PT_REGS_PARM5(ctx));
-	case MW_DELTA_ARG1 + 5:		return as_count(MW_PARM6(ctx));
+	case MW_DELTA_ARG1:		return as_count(entry_arg(ctx, pl, 1));
+	case MW_DELTA_ARG1 + 1:		return as_count(entry_arg(ctx, pl, 2));
+	case MW_DELTA_ARG1 + 2:		return as_count(entry_arg(ctx, pl, 3));
+	case MW_DELTA_ARG1 + 3:		return as_count(entry_arg(ctx, pl, 4));
+	case MW_DELTA_ARG1 + 4:		return as_count(entry_arg(ctx, pl, 5));
+	case MW_DELTA_ARG1 + 5:		return as_count(entry_arg(ctx, pl, 6));
 	}
 	return 0;
 }
@@ -727,7 +799,8 @@ SEC("uprobe")
 int struct_enter(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u64 sp = PT_REGS_SP(ctx), ra = 0;
+	const struct mw_place *pl = place_of(cookie);
+	__u64 sp = entry_sp(ctx, pl), ra = 0;
 	__u32 slot = MW_COOKIE_SLOT(cookie), n;
 	struct mw_thread *t;
 
@@ -736,7 +809,7 @@ int struct_enter(struct pt_regs *ctx)
 	/* one and argN count when the call is made, whether it returns or
 	 * an exception unwinds it; ret counts when it returns */
 	struct_call(slot, cookie, MW_SF_DELTA(cookie) != MW_DELTA_RET,
-		    arg_delta(ctx, MW_SF_DELTA(cookie)));
+		    arg_delta(ctx, pl, MW_SF_DELTA(cookie)));
 	if (!(cookie & MW_SF_SCOPE))
 		return 0;
 	t = thread(true);
@@ -835,10 +908,11 @@ int struct_return(struct pt_regs *ctx)
 SEC("uprobe")
 int unwind_handler(struct pt_regs *ctx)
 {
-	__u64 exc = PT_REGS_PARM4(ctx), keep = 0;
+	const struct mw_place *pl = place_of(bpf_get_attach_cookie(ctx));
+	__u64 exc = entry_arg(ctx, pl, 4), keep = 0;
 	struct mw_thread *t;
 
-	if (((__u32)PT_REGS_PARM2(ctx) & MW_UA_HANDLER) != MW_UA_HANDLER)
+	if (((__u32)entry_arg(ctx, pl, 2) & MW_UA_HANDLER) != MW_UA_HANDLER)
 		return 0;
 	t = thread(false);
 	if (!t || !t->nscopes ||

@@ -36,6 +36,16 @@ enum mw_op {
 	MW_OP__COUNT,
 };
 
+/* The arguments alloc_entry reads for each op (bit n: argument n + 1),
+ * as listed above: placement.c must keep them recoverable. */
+#define MW_OP_ARGS(op)							\
+	((op) == MW_OP_MALLOC || (op) == MW_OP_FREE ? 0x1 :		\
+	 (op) == MW_OP_CALLOC || (op) == MW_OP_REALLOC ||		\
+	 (op) == MW_OP_EXPAND ? 0x3 :					\
+	 (op) == MW_OP_REALLOCARRAY || (op) == MW_OP_XALLOCX ? 0x7 :	\
+	 (op) == MW_OP_MEMALIGN ? 0x2 :					\
+	 (op) == MW_OP_POSIX_MEMALIGN ? 0x5 : 0)
+
 /* Cookie of an allocator probe: the op in the low byte, and this flag for a
  * free-type entry point that has a return probe too, because it may call
  * another entry point (mimalloc's mi_free_size tail-calls mi_free; C++
@@ -62,6 +72,32 @@ struct mw_fits {
 #define MW_COOKIE_SLOT_SHIFT	40
 #define MW_COOKIE_WITH_SLOT(c, slot) ((__u64)(c) | ((__u64)(slot) << MW_COOKIE_SLOT_SHIFT))
 #define MW_COOKIE_SLOT(c)	((__u32)(((c) >> MW_COOKIE_SLOT_SHIFT) & 0xff))
+
+/*
+ * Where a probe sits. The kernel single-steps most instructions under a
+ * uprobe (~45x dearer than the few it emulates), so placement.c moves a
+ * probe past a function's leading instructions to an emulated one when
+ * the entry's state can still be told: the stack pointer moved by a known
+ * amount, and each argument the program reads in a known register. The
+ * cookie's top bits index the places map; index 0 is the entry itself.
+ */
+enum mw_reg {
+	MW_REG_DI, MW_REG_SI, MW_REG_DX, MW_REG_CX, MW_REG_R8, MW_REG_R9, /* arguments 1-6 */
+	MW_REG_AX, MW_REG_BX, MW_REG_BP, MW_REG_R10, MW_REG_R11, MW_REG_R12,
+	MW_REG_R13, MW_REG_R14, MW_REG_R15,
+	MW_REG__COUNT,
+};
+#define MW_NARGS		6
+
+struct mw_place {
+	__s32 sp_off;		/* the entry's stack pointer = sp + sp_off */
+	__u8 arg[MW_NARGS];	/* enum mw_reg holding argument n + 1 now */
+	__u16 pad;
+};
+#define MW_MAX_PLACES		4096
+#define MW_COOKIE_PLACE_SHIFT	48
+#define MW_COOKIE_WITH_PLACE(c, i) ((__u64)(c) | ((__u64)(i) << MW_COOKIE_PLACE_SHIFT))
+#define MW_COOKIE_PLACE(c)	((__u32)((c) >> MW_COOKIE_PLACE_SHIFT))
 
 /*
  * Structure function probes: cookie = struct id | kind | delta rule.
@@ -167,7 +203,9 @@ _Static_assert(MW_DELTA_ARG1 + 5 <= 0xff, "a structure cookie has 8 bits of delt
 _Static_assert(MW_SF_REMOVE >= (1ull << (MW_SF_DELTA_SHIFT + 8)), "structure flags above the delta rule");
 _Static_assert(MW_ALLOC_NORESERVE < (1ull << MW_COOKIE_SLOT_SHIFT) &&
 	       MW_SF_SCOPE < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
-_Static_assert(MW_COOKIE_SLOT_SHIFT + 8 <= 64, "the slot fits in a cookie");
+_Static_assert(MW_COOKIE_SLOT_SHIFT + 8 <= MW_COOKIE_PLACE_SHIFT, "the slot below the place");
+_Static_assert(MW_MAX_PLACES <= (1 << (64 - MW_COOKIE_PLACE_SHIFT)), "a cookie has 16 bits of place");
+_Static_assert(MW_REG__COUNT <= 0xff, "a place has 8 bits per register");
 _Static_assert((MW_MAX_SCOPES & (MW_MAX_SCOPES - 1)) == 0, "scopes are indexed with a mask");
 
 #endif /* MEMWATCH_H */

@@ -44,6 +44,7 @@ struct mw_session {
 	struct mw_watched watched[MW_MAX_TARGETS];	/* index = slot */
 	int nwatched;
 	struct bpf_link *exec_link;
+	struct mw_places places;	/* moved probes' entry states, all targets */
 	struct mw_sampler sampler;
 	struct mw_layout layout;
 	struct mw_feed feed;
@@ -174,6 +175,36 @@ static void guard_throwing_new(struct mw_session *s, const struct mw_target *t,
 		       (int)t->pid, why, (unsigned long long)(fits->any >> 20));
 }
 
+/*
+ * One line per function whose probe stays on an instruction the kernel
+ * single-steps (~45x an emulated hit here), with why; the count goes in
+ * the feed. A function's return-instruction probes make one line.
+ */
+static void warn_stepped(struct mw_watched *w, const struct mw_probe_table *tab)
+{
+	char why[256];
+
+	w->stepped = tab->stepped;
+	for (size_t i = 0; i < tab->n; i++) {
+		const struct mw_probe *p = &tab->v[i];
+		bool said = false;
+
+		if (!p->at.stepped || p->at.why == MW_STEP_ASKED)
+			continue;
+		for (size_t j = 0; j < i && !said; j++)
+			said = tab->v[j].at.stepped && !strcmp(tab->v[j].what, p->what) &&
+			       tab->v[j].prog == p->prog;
+		if (said)
+			continue;
+		if (p->prog == MW_PROG_STRUCT_EXIT)
+			mw_err("pid %d: %s: its return instructions are probed for --delta ret, and the kernel single-steps ret (~16 us a call here)",
+			       (int)w->target.pid, p->what);
+		else
+			mw_err("pid %d: %s stays single-stepped (~16 us a call here): %s",
+			       (int)w->target.pid, p->what, placement__why(&p->at, why, sizeof(why)));
+	}
+}
+
 /* Resolves and attaches every probe for one watched process. */
 static int attach_target(struct mw_session *s, struct mw_watched *w)
 {
@@ -198,7 +229,9 @@ static int attach_target(struct mw_session *s, struct mw_watched *w)
 	if (structs__resolve(t, &objs, &s->opts, &tab) < 0)
 		goto out;
 	guard_throwing_new(s, t, &tab, &objs);
-	err = attach__table(s->skel, t->pid, t->slot, &tab, &w->links, s->opts.floor);
+	err = attach__table(s->skel, &s->places, t->pid, t->slot, &tab, &w->links, s->opts.floor);
+	if (!err)
+		warn_stepped(w, &tab);
 	if (!err && getenv("MEMWATCH_DEBUG"))
 		for (size_t i = 0; i < tab.n; i++)
 			mw_err("probe %s at %s+0x%llx%s", tab.v[i].what, tab.v[i].path,
@@ -319,9 +352,18 @@ static int publish(struct mw_session *s, const struct mw_snapshot *const *all, i
 
 /* One interval of @w: its snapshot from the BPF maps, glibc's view and
  * its sites, and what it warrants saying once. 0, or -1 after a message. */
-static int sample_watched(struct mw_session *s, struct mw_watched *w)
+/* @w's figures from the BPF maps, and what memwatch knows of its probes. */
+static int read_maps(struct mw_session *s, struct mw_watched *w)
 {
 	int err = sampler__read(&s->sampler, &w->target, &s->layout, &w->last);
+
+	w->last.probes_single_stepped = w->stepped;
+	return err;
+}
+
+static int sample_watched(struct mw_session *s, struct mw_watched *w)
+{
+	int err = read_maps(s, w);
 
 	if (err) {
 		mw_err("cannot read the BPF maps: %s", strerror(-err));
@@ -410,7 +452,7 @@ static int emit_http_first(struct mw_session *s)
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
 
-		if (sampler__read(&s->sampler, &w->target, &s->layout, &w->last))
+		if (read_maps(s, w))
 			return -1;
 		w->sampled = true;
 		all[i] = &w->last;

@@ -30,6 +30,9 @@ const struct mw_counter_field mw_counter_fields[] = {
 	{ MW_C_LOST_SCOPES, "lost_scopes", NULL, "scopes", NULL, NULL, false },
 	{ MW_C_LOST_SITES, "lost_sites", NULL, "sites", NULL, NULL, false },
 	{ MW_C_LOST_STACKS, "lost_stacks", NULL, "stacks", NULL, NULL, false },
+	{ MW_F_STEPPED, "probes_single_stepped", "memwatch_probes_single_stepped", NULL, NULL,
+	  "Probes left on an instruction the kernel single-steps (about 45 times the cost of an emulated one).",
+	  false },
 };
 const size_t mw_ncounter_fields = sizeof(mw_counter_fields) / sizeof(mw_counter_fields[0]);
 
@@ -74,6 +77,8 @@ int64_t fields__counter(const struct mw_counter_field *f, const struct mw_snapsh
 		return s->live_bytes;
 	if (f->counter == MW_F_LIVE_ALLOCS)
 		return s->live_allocations;
+	if (f->counter == MW_F_STEPPED)
+		return (int64_t)s->probes_single_stepped;
 	return (int64_t)s->c[f->counter];
 }
 

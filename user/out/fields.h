@@ -17,6 +17,7 @@
 /* A counter of enum mw_counter, or one of these derived figures. */
 #define MW_F_LIVE_BYTES		(-1)
 #define MW_F_LIVE_ALLOCS	(-2)
+#define MW_F_STEPPED		(-3)
 
 struct mw_counter_field {
 	int counter;		/* enum mw_counter, or MW_F_* */

@@ -94,6 +94,55 @@ static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 	return NULL;
 }
 
+static bool is_entry_state(const struct mw_place *pl)
+{
+	for (int a = 0; a < MW_NARGS; a++)
+		if (pl->arg[a] != a)
+			return false;
+	return pl->sp_off == 0;
+}
+
+/* The places map index of @pl, added to the map if new; -1 when full. */
+static int place_index(struct memwatch_bpf *skel, struct mw_places *pls,
+		       const struct mw_place *pl)
+{
+	__u32 i;
+
+	if (is_entry_state(pl))
+		return 0;
+	for (i = 1; i < pls->n; i++)
+		if (!memcmp(&pls->v[i], pl, sizeof(*pl)))
+			return (int)i;
+	if (!pls->n)
+		pls->n = 1;	/* 0: the entry */
+	if (pls->n == MW_MAX_PLACES ||
+	    bpf_map__update_elem(skel->maps.places, &pls->n, sizeof(pls->n), pl,
+				 sizeof(*pl), BPF_ANY))
+		return -1;
+	pls->v[pls->n] = *pl;
+	return (int)pls->n++;
+}
+
+/* The offset and cookie @p attaches with: at its placement, with the
+ * index of the entry state there; at the entry if the map is full. */
+static void placed(struct memwatch_bpf *skel, struct mw_places *pls,
+		   const struct mw_probe *p, __u64 *offset, __u64 *cookie)
+{
+	int i = p->at.shift ? place_index(skel, pls, &p->at.place) : 0;
+
+	*offset = p->offset;
+	*cookie = p->cookie;
+	if (i > 0) {
+		*cookie = MW_COOKIE_WITH_PLACE(p->cookie, (__u64)i);
+	} else if (i < 0) {
+		*offset = p->offset - p->at.shift;
+		if (!pls->warned_full)
+			mw_err("more than %d distinct probe placements: the rest stay at their functions' entries, single-stepped",
+			       MW_MAX_PLACES - 1);
+		pls->warned_full = true;
+	}
+}
+
 /* A session's one link serves entry and return (not with --floor, whose
  * empty programs are plain entry and return probes). */
 static bool is_session(enum mw_prog prog, bool floor)
@@ -103,7 +152,7 @@ static bool is_session(enum mw_prog prog, bool floor)
 
 /* One link: every probe of @tab in @path for @prog (their return probes
  * if @ret). 0 if there were none or all attached, -1 after a message. */
-static int attach_group(struct memwatch_bpf *skel, pid_t pid, __u32 slot,
+static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t pid, __u32 slot,
 			const struct mw_probe_table *tab, const char *path,
 			enum mw_prog prog, bool ret, bool floor, struct mw_links *l)
 {
@@ -125,8 +174,9 @@ static int attach_group(struct memwatch_bpf *skel, pid_t pid, __u32 slot,
 
 		if (p->prog != prog || (ret && !p->retprobe) || strcmp(p->path, path))
 			continue;
-		offsets[cnt] = p->offset;
-		cookies[cnt++] = MW_COOKIE_WITH_SLOT(p->cookie, slot);
+		placed(skel, pls, p, &offsets[cnt], &cookies[cnt]);
+		cookies[cnt] = MW_COOKIE_WITH_SLOT(cookies[cnt], slot);
+		cnt++;
 	}
 	if (!cnt) {
 		fd = 0;
@@ -165,9 +215,9 @@ out:
 	return fd < 0 ? -1 : 0;
 }
 
-int attach__table(struct memwatch_bpf *skel, pid_t pid, uint32_t slot,
-		  const struct mw_probe_table *tab, struct mw_links *links,
-		  bool floor)
+int attach__table(struct memwatch_bpf *skel, struct mw_places *places, pid_t pid,
+		  uint32_t slot, const struct mw_probe_table *tab,
+		  struct mw_links *links, bool floor)
 {
 	for (size_t i = 0; i < tab->n; i++) {
 		const struct mw_probe *p = &tab->v[i];
@@ -180,8 +230,8 @@ int attach__table(struct memwatch_bpf *skel, pid_t pid, uint32_t slot,
 			continue;
 		/* return probes first: an entry seen without its return would
 		 * leave a call open on the thread */
-		if (attach_group(skel, pid, slot, tab, p->path, p->prog, true, floor, links) ||
-		    attach_group(skel, pid, slot, tab, p->path, p->prog, false, floor, links))
+		if (attach_group(skel, places, pid, slot, tab, p->path, p->prog, true, floor, links) ||
+		    attach_group(skel, places, pid, slot, tab, p->path, p->prog, false, floor, links))
 			return -1;
 	}
 	return 0;

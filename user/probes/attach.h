@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "memwatch.h"
 #include "probes.h"
 
 struct memwatch_bpf;
@@ -21,13 +22,21 @@ struct mw_links {
 	size_t probes;		/* uprobes they hold */
 };
 
+/* The entry states of moved probes, as the places map holds them; one per
+ * skeleton, shared by every target. v[0] is the entry itself. */
+struct mw_places {
+	struct mw_place v[MW_MAX_PLACES];
+	uint32_t n;
+	bool warned_full;
+};
+
 /* Sets the programs up for multi-uprobe links; before the object loads. */
 void attach__prepare(struct memwatch_bpf *skel);
 /* Attaches @tab for @pid (with empty programs if @floor: the cost of
  * the probes alone, for the benchmark). 0, or -1 after one message. */
-int attach__table(struct memwatch_bpf *skel, pid_t pid, uint32_t slot,
-		  const struct mw_probe_table *tab, struct mw_links *links,
-		  bool floor);
+int attach__table(struct memwatch_bpf *skel, struct mw_places *places, pid_t pid,
+		  uint32_t slot, const struct mw_probe_table *tab,
+		  struct mw_links *links, bool floor);
 void attach__destroy(struct mw_links *links);
 
 #endif

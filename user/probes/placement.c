@@ -1,37 +1,118 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * placement.c - move a probe past leading instructions that the kernel
- * would single-step, when that changes nothing the BPF programs see; and
+ * would single-step, following what they do to the registers and the
+ * stack pointer so the BPF program can still see the entry's state; and
  * find where a function returns. The decoding is Capstone's (Debian's
  * libcapstone-dev), not ours.
  */
 #include <capstone/capstone.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "placement.h"
 
-#define MW_MAX_SKIP_BYTES	32	/* look no further for an emulated one */
+#define MW_MAX_SKIP_BYTES	64	/* look no further for an emulated one */
+#define MW_MAX_SKIP_INSNS	24
 #define MW_MAX_FUNC_BYTES	65536	/* functions larger are not scanned */
 
-/* Registers the BPF programs read at entry (the six integer arguments)
- * and the stack pointer that pairs entries with returns. */
-static bool is_watched(x86_reg r)
+/* ------------------------------------------------ what the kernel emulates */
+
+/*
+ * Linux 6.18's arch/x86/kernel/uprobes.c emulates: direct jmp (eb, e9),
+ * call (e8) and jcc (70-7f, 0f 80-8f), also with a bnd (f2) prefix; push
+ * of a register (50-57, and 41 50-57 for r8-r15: no other REX); nop (90,
+ * after 66 or f3 prefixes) and the canonical multi-byte nops. Measured
+ * here: nopl 0x8(%rax) or a 66-prefixed nopw of 9 bytes are stepped.
+ */
+static const uint8_t canonical_nops[][8] = {
+	{ 3, 0x0f, 0x1f, 0x00 },
+	{ 4, 0x0f, 0x1f, 0x40, 0x00 },
+	{ 5, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+	{ 6, 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+	{ 7, 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 },
+};
+static const uint8_t nop8[] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 };
+
+bool placement__emulated(const uint8_t *c, size_t len)
+{
+	size_t i = 0;
+
+	if (!len)
+		return false;
+	while (i < len && (c[i] == 0x66 || c[i] == 0xf3))
+		i++;
+	if (i < len && c[i] == 0x90)
+		return true;
+	for (size_t k = 0; k < sizeof(canonical_nops) / sizeof(canonical_nops[0]); k++)
+		if (len >= canonical_nops[k][0] &&
+		    !memcmp(c, &canonical_nops[k][1], canonical_nops[k][0]))
+			return true;
+	if (len >= sizeof(nop8) && !memcmp(c, nop8, sizeof(nop8)))
+		return true;
+	if ((c[0] >= 0x50 && c[0] <= 0x57) ||
+	    (len >= 2 && c[0] == 0x41 && c[1] >= 0x50 && c[1] <= 0x57))
+		return true;
+	i = c[0] == 0xf2 ? 1 : 0;
+	if (i >= len)
+		return false;
+	if (c[i] == 0xeb || c[i] == 0xe9 || c[i] == 0xe8 || (c[i] >= 0x70 && c[i] <= 0x7f))
+		return true;
+	return i + 1 < len && c[i] == 0x0f && c[i + 1] >= 0x80 && c[i + 1] <= 0x8f;
+}
+
+/* ------------------------------------------------------ registers tracked */
+
+#define SP_FAMILY	(-2)
+
+/* The 64-bit register a general-purpose register is part of: enum
+ * mw_reg, SP_FAMILY for the stack pointer, -1 for any other. */
+static int family(x86_reg r)
 {
 	switch (r) {
-	case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: case X86_REG_DIL:
-	case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI: case X86_REG_SIL:
+	case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: case X86_REG_DIL:	return MW_REG_DI;
+	case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI: case X86_REG_SIL:	return MW_REG_SI;
 	case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX: case X86_REG_DL: case X86_REG_DH:
+		return MW_REG_DX;
 	case X86_REG_RCX: case X86_REG_ECX: case X86_REG_CX: case X86_REG_CL: case X86_REG_CH:
-	case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W: case X86_REG_R8B:
-	case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W: case X86_REG_R9B:
-	case X86_REG_RSP: case X86_REG_ESP: case X86_REG_SP: case X86_REG_SPL:
-		return true;
+		return MW_REG_CX;
+	case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W: case X86_REG_R8B:	return MW_REG_R8;
+	case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W: case X86_REG_R9B:	return MW_REG_R9;
+	case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX: case X86_REG_AL: case X86_REG_AH:
+		return MW_REG_AX;
+	case X86_REG_RBX: case X86_REG_EBX: case X86_REG_BX: case X86_REG_BL: case X86_REG_BH:
+		return MW_REG_BX;
+	case X86_REG_RBP: case X86_REG_EBP: case X86_REG_BP: case X86_REG_BPL:	return MW_REG_BP;
+	case X86_REG_R10: case X86_REG_R10D: case X86_REG_R10W: case X86_REG_R10B: return MW_REG_R10;
+	case X86_REG_R11: case X86_REG_R11D: case X86_REG_R11W: case X86_REG_R11B: return MW_REG_R11;
+	case X86_REG_R12: case X86_REG_R12D: case X86_REG_R12W: case X86_REG_R12B: return MW_REG_R12;
+	case X86_REG_R13: case X86_REG_R13D: case X86_REG_R13W: case X86_REG_R13B: return MW_REG_R13;
+	case X86_REG_R14: case X86_REG_R14D: case X86_REG_R14W: case X86_REG_R14B: return MW_REG_R14;
+	case X86_REG_R15: case X86_REG_R15D: case X86_REG_R15W: case X86_REG_R15B: return MW_REG_R15;
+	case X86_REG_RSP: case X86_REG_ESP: case X86_REG_SP: case X86_REG_SPL:	return SP_FAMILY;
 	default:
-		return false;
+		return -1;
 	}
 }
+
+/* The 64-bit form: a copy of the whole value, or an immediate to rsp. */
+static bool is_reg64(const cs_x86_op *op)
+{
+	return op->type == X86_OP_REG && op->size == 8;
+}
+
+/*
+ * What the skipped code has done so far: where each argument the program
+ * reads is now (a set of registers holding it), and how far the stack
+ * pointer has moved down from the entry.
+ */
+struct state {
+	uint16_t loc[MW_NARGS];	/* bit r: enum mw_reg r holds argument n + 1 */
+	int64_t sp_off;
+};
 
 static bool is_branch(csh h, const cs_insn *in)
 {
@@ -40,43 +121,135 @@ static bool is_branch(csh h, const cs_insn *in)
 	       cs_insn_group(h, in, CS_GRP_IRET);
 }
 
-/* Instructions the x86 uprobe code emulates rather than single-steps. */
-static bool is_emulated(csh h, const cs_insn *in)
+/* Instructions with effects the operand lists do not show, or that move
+ * the stack pointer in ways not followed here. */
+static bool is_unfollowed(unsigned id)
 {
-	const cs_x86 *x = &in->detail->x86;
-
-	switch (in->id) {
-	case X86_INS_NOP:	/* ret is not: it is single-stepped */
+	switch (id) {
+	case X86_INS_INVALID: case X86_INS_SYSCALL: case X86_INS_SYSENTER:
+	case X86_INS_HLT: case X86_INS_UD2: case X86_INS_INT3:
+	case X86_INS_POP: case X86_INS_POPF: case X86_INS_POPFQ: case X86_INS_PUSHF:
+	case X86_INS_PUSHFQ: case X86_INS_ENTER: case X86_INS_LEAVE:
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+	case X86_INS_CMPSB: case X86_INS_CMPSW: case X86_INS_CMPSD: case X86_INS_CMPSQ:
+	case X86_INS_SCASB: case X86_INS_SCASW: case X86_INS_SCASD: case X86_INS_SCASQ:
+	case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
+	case X86_INS_XSAVE: case X86_INS_XSAVEC: case X86_INS_XSAVEOPT: case X86_INS_FXSAVE:
+	case X86_INS_CPUID: case X86_INS_RDTSC: case X86_INS_RDTSCP:
 		return true;
-	case X86_INS_PUSH:	/* push of a register */
-		return x->op_count == 1 && x->operands[0].type == X86_OP_REG;
-	case X86_INS_JMP:
-	case X86_INS_CALL:	/* direct, relative */
-		return x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
-	case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE: case X86_INS_JB:
-	case X86_INS_JE: case X86_INS_JGE: case X86_INS_JG: case X86_INS_JLE:
-	case X86_INS_JL: case X86_INS_JNE: case X86_INS_JNO: case X86_INS_JNP:
-	case X86_INS_JNS: case X86_INS_JO: case X86_INS_JP: case X86_INS_JS:
-		return true;	/* conditional jumps; not jrcxz or loop */
 	default:
 		return false;
 	}
 }
 
-/* Straight-line, and writes nothing the programs read. */
-static bool is_skippable(csh h, const cs_insn *in)
+/* An instruction whose first memory operand is only read, or not
+ * accessed at all, whatever Capstone's access flags say. */
+static bool reads_only(unsigned id)
 {
+	switch (id) {
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_LEA: case X86_INS_NOP:
+	case X86_INS_PREFETCH: case X86_INS_PREFETCHW: case X86_INS_PREFETCHT0:
+	case X86_INS_PREFETCHT1: case X86_INS_PREFETCHT2: case X86_INS_PREFETCHNTA:
+	case X86_INS_BT: case X86_INS_UCOMISD: case X86_INS_UCOMISS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Stores: only below the entry's stack pointer (the new frame and the
+ * red zone), never where the return address or the caller's frame is. */
+static enum mw_step_why check_stores(const cs_insn *in, const struct state *st)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (x->prefix[0] == X86_PREFIX_LOCK)
+		return MW_STEP_STORE;
+	for (int i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+
+		if (op->type != X86_OP_MEM)
+			continue;
+		if (!(op->access & CS_AC_WRITE) && (i > 0 || reads_only(in->id)))
+			continue;
+		if (op->mem.base != X86_REG_RSP || op->mem.index != X86_REG_INVALID ||
+		    op->mem.segment != X86_REG_INVALID ||
+		    op->mem.disp + (int64_t)op->size > st->sp_off)
+			return MW_STEP_STORE;
+	}
+	return MW_STEP_NO;
+}
+
+/* The stack pointer's move by @in (push reg, sub/add $imm,%rsp), or
+ * false if it moves it another way. */
+static bool sp_move(const cs_insn *in, int64_t *down)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (in->id == X86_INS_PUSH && x->op_count == 1 && is_reg64(&x->operands[0])) {
+		*down = 8;
+		return true;
+	}
+	if ((in->id == X86_INS_SUB || in->id == X86_INS_ADD) && x->op_count == 2 &&
+	    x->operands[0].type == X86_OP_REG && x->operands[0].reg == X86_REG_RSP &&
+	    x->operands[1].type == X86_OP_IMM) {
+		*down = in->id == X86_INS_SUB ? x->operands[1].imm : -x->operands[1].imm;
+		return true;
+	}
+	return false;
+}
+
+/* Runs @in over @st: MW_STEP_NO if the entry's state stays known. */
+static enum mw_step_why step(csh h, const cs_insn *in, const struct mw_needs *needs,
+			     struct state *st)
+{
+	const cs_x86 *x = &in->detail->x86;
+	uint16_t clobbered = 0, copied_from = 0;
+	int copy_to = -1;
+	int64_t down = 0;
 	cs_regs rd, wr;
 	uint8_t nrd, nwr;
+	enum mw_step_why why;
 
-	if (is_branch(h, in) || in->id == X86_INS_SYSCALL || in->id == X86_INS_INVALID)
-		return false;
-	if (cs_regs_access(h, in, rd, &nrd, wr, &nwr))
-		return false;
-	for (int i = 0; i < nwr; i++)
-		if (is_watched((x86_reg)wr[i]))
-			return false;
-	return true;
+	if (in->id == X86_INS_ENDBR64)
+		return MW_STEP_NO;	/* a nop outside an indirect branch */
+	if (is_branch(h, in) || is_unfollowed(in->id) || cs_regs_access(h, in, rd, &nrd, wr, &nwr))
+		return MW_STEP_INSN;
+	if ((why = check_stores(in, st)) != MW_STEP_NO)
+		return why;
+	for (int i = 0; i < nwr; i++) {
+		int f = family((x86_reg)wr[i]);
+
+		if (f == SP_FAMILY) {
+			if (!sp_move(in, &down))
+				return MW_STEP_INSN;
+			if (needs->pinned)
+				return MW_STEP_RETURN;
+		} else if (f >= 0) {
+			clobbered |= (uint16_t)(1u << f);
+		}
+	}
+	if (st->sp_off + down < 0)
+		return MW_STEP_INSN;	/* above the entry's frame: not followed */
+	if (in->id == X86_INS_MOV && x->op_count == 2 && is_reg64(&x->operands[0]) &&
+	    is_reg64(&x->operands[1]) && family(x->operands[1].reg) >= 0) {
+		copy_to = family(x->operands[0].reg);
+		copied_from = (uint16_t)(1u << family(x->operands[1].reg));
+	}
+	for (int a = 0; a < MW_NARGS; a++) {
+		uint16_t loc = st->loc[a];
+
+		if (!(needs->args & (1u << a)))
+			continue;
+		st->loc[a] = loc & (uint16_t)~clobbered;
+		if (copy_to >= 0 && (loc & copied_from))
+			st->loc[a] |= (uint16_t)(1u << copy_to);
+		if (!st->loc[a])
+			return MW_STEP_ARGUMENT;
+	}
+	st->sp_off += down;
+	return MW_STEP_NO;
 }
 
 /* True if a branch in the function lands in (0, shift], or its target
@@ -100,31 +273,104 @@ static bool lands_in(csh h, const cs_insn *insn, size_t n, uint64_t shift)
 	return false;
 }
 
-size_t placement__shift(const uint8_t *code, size_t size)
+void placement__entry(struct mw_placement *out, bool stepped, enum mw_step_why why)
 {
-	size_t n, shift = 0, i;
-	cs_insn *insn;
+	memset(out, 0, sizeof(*out));
+	for (int a = 0; a < MW_NARGS; a++)
+		out->place.arg[a] = (uint8_t)a;
+	out->stepped = stepped;
+	out->why = stepped ? why : MW_STEP_NO;
+}
+
+static void describe(struct mw_placement *out, const cs_insn *in)
+{
+	snprintf(out->insn, sizeof(out->insn), "%.31s%s%.120s", in->mnemonic,
+		 in->op_str[0] ? " " : "", in->op_str);
+}
+
+void placement__find(const uint8_t *code, size_t size, const struct mw_needs *needs,
+		     struct mw_placement *out)
+{
+	struct state st = { .sp_off = 0 };
+	enum mw_step_why why = MW_STEP_FAR;
+	size_t n = 0, i;
+	cs_insn *insn = NULL;
 	csh h;
 
-	if (!size || size > MW_MAX_FUNC_BYTES ||
+	placement__entry(out, !placement__emulated(code, size), MW_STEP_UNDECODED);
+	if (!out->stepped || !size || size > MW_MAX_FUNC_BYTES ||
 	    cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
-		return 0;
+		return;
 	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
 	n = cs_disasm(h, code, size, 0, 0, &insn);
-	for (i = 0; i < n && !is_emulated(h, &insn[i]); i++) {
-		if (!is_skippable(h, &insn[i]) || insn[i].address >= MW_MAX_SKIP_BYTES)
+	for (int a = 0; a < MW_NARGS; a++)
+		st.loc[a] = (uint16_t)(1u << a);
+	for (i = 0; i < n && i < MW_MAX_SKIP_INSNS && insn[i].address < MW_MAX_SKIP_BYTES; i++) {
+		if (placement__emulated(code + insn[i].address, size - insn[i].address))
 			break;
+		why = step(h, &insn[i], needs, &st);
+		if (why != MW_STEP_NO) {
+			describe(out, &insn[i]);
+			break;
+		}
+		why = MW_STEP_FAR;
 	}
-	/* the first emulated instruction, reached only by skippable ones,
-	 * and no decoding gap (cs_disasm stops at undecodable bytes) */
-	if (i > 0 && i < n && is_emulated(h, &insn[i]) &&
-	    insn[i].address < MW_MAX_SKIP_BYTES &&
-	    !lands_in(h, insn, n, insn[i].address))
-		shift = (size_t)insn[i].address;
+	if (!n)
+		why = MW_STEP_UNDECODED;
+	else if (i < n && why == MW_STEP_FAR && insn[i].address < MW_MAX_SKIP_BYTES &&
+		 i < MW_MAX_SKIP_INSNS &&
+		 placement__emulated(code + insn[i].address, size - insn[i].address)) {
+		if (lands_in(h, insn, n, insn[i].address)) {
+			why = MW_STEP_LANDS;
+		} else {
+			out->shift = insn[i].address;
+			out->place.sp_off = (int32_t)st.sp_off;
+			for (int a = 0; a < MW_NARGS; a++)
+				if (needs->args & (1u << a))
+					out->place.arg[a] = (uint8_t)__builtin_ctz(st.loc[a]);
+			out->stepped = false;
+			out->why = MW_STEP_NO;
+		}
+	}
+	if (out->stepped)
+		out->why = why;
 	if (n)
 		cs_free(insn, n);
 	cs_close(&h);
-	return shift;
+}
+
+const char *placement__why(const struct mw_placement *p, char *buf, size_t len)
+{
+	switch (p->why) {
+	case MW_STEP_NO:
+		snprintf(buf, len, "emulated");
+		break;
+	case MW_STEP_ASKED:
+		snprintf(buf, len, "--probe-entry keeps every probe at the entry");
+		break;
+	case MW_STEP_RETURN:
+		snprintf(buf, len, "its return probe needs the return address on top of the stack, and '%s' moves the stack pointer first", p->insn);
+		break;
+	case MW_STEP_ARGUMENT:
+		snprintf(buf, len, "'%s' overwrites an argument memwatch reads", p->insn);
+		break;
+	case MW_STEP_STORE:
+		snprintf(buf, len, "'%s' may store into the caller's frame", p->insn);
+		break;
+	case MW_STEP_INSN:
+		snprintf(buf, len, "'%s' comes before any instruction the kernel emulates", p->insn);
+		break;
+	case MW_STEP_FAR:
+		snprintf(buf, len, "no instruction the kernel emulates within %d bytes of the entry", MW_MAX_SKIP_BYTES);
+		break;
+	case MW_STEP_LANDS:
+		snprintf(buf, len, "a branch of the function lands in its first instructions");
+		break;
+	case MW_STEP_UNDECODED:
+		snprintf(buf, len, "its code could not be read or decoded");
+		break;
+	}
+	return buf;
 }
 
 /* True if @addr lies in one of the @n parts. */
@@ -196,16 +442,19 @@ static uint8_t *read_code(const char *path, uint64_t offset, uint64_t size)
 	return code;
 }
 
-size_t placement__shift_file(const char *path, uint64_t offset, uint64_t size)
+void placement__find_file(const char *path, uint64_t offset, uint64_t size,
+			  const struct mw_needs *needs, struct mw_placement *out)
 {
-	uint8_t *code;
-	size_t shift;
+	uint8_t *code = NULL;
 
-	if (!size || size > MW_MAX_FUNC_BYTES || !(code = read_code(path, offset, size)))
-		return 0;
-	shift = placement__shift(code, size);
+	if (size && size <= MW_MAX_FUNC_BYTES)
+		code = read_code(path, offset, size);
+	if (!code) {
+		placement__entry(out, true, MW_STEP_UNDECODED);	/* unknown: say so */
+		return;
+	}
+	placement__find(code, size, needs, out);
 	free(code);
-	return shift;
 }
 
 int placement__returns_file(const char *path, struct mw_code_part *parts,

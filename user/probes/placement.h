@@ -1,29 +1,72 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * placement.h - where to put a function's probe. The kernel emulates some
- * instructions under a uprobe (push, jmp, jcc, call, nop) and must
- * single-step the others (ret among them; ~45x dearer here): glibc's free
- * starts with test %rdi,%rdi. When it is provably the same as the entry,
- * the probe goes on the first emulated instruction instead.
+ * placement.h - where to put a function's probe. The kernel emulates a few
+ * instructions under a uprobe (push reg, direct jmp/call, jcc, canonical
+ * nops) and must single-step every other (ret among them; ~45x dearer
+ * here): glibc's free starts with test %rdi,%rdi, jemalloc's with two
+ * movs. The probe goes on the first emulated instruction instead, with
+ * what the BPF program needs to recover the entry's state.
  */
 #ifndef MW_PLACEMENT_H
 #define MW_PLACEMENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "memwatch.h"
+
+/* What a probe's BPF program reads at the entry of its function. */
+struct mw_needs {
+	uint8_t args;		/* bit n: integer argument n + 1 */
+	bool pinned;		/* it has a return probe: the kernel takes the
+				 * return address from [rsp] when it hits, so
+				 * the stack pointer must not have moved */
+};
+
+/* Why a probe stays on an instruction the kernel single-steps. */
+enum mw_step_why {
+	MW_STEP_NO,		/* it does not: the probed instruction is emulated */
+	MW_STEP_ASKED,		/* --probe-entry */
+	MW_STEP_RETURN,		/* the stack pointer moves before an emulated
+				 * instruction, and a return probe needs it */
+	MW_STEP_ARGUMENT,	/* an argument the program reads is overwritten */
+	MW_STEP_STORE,		/* a store that may reach the caller's frame */
+	MW_STEP_INSN,		/* an instruction not followed (ret, indirect
+				 * branch, pop, string op, ...) */
+	MW_STEP_FAR,		/* no emulated instruction near the entry */
+	MW_STEP_LANDS,		/* a branch lands in the code that would be skipped */
+	MW_STEP_UNDECODED,	/* the code could not be read or decoded */
+};
+
+struct mw_placement {
+	uint64_t shift;		/* bytes past the function's start */
+	struct mw_place place;	/* the entry's state there (memwatch.h) */
+	bool stepped;		/* the probed instruction is single-stepped */
+	enum mw_step_why why;	/* then why */
+	char insn[160];		/* the instruction that stopped the search */
+};
 
 /*
- * The offset past a function's start at which probing is equivalent to
- * probing its entry, for a function whose machine code is @code[0..size):
- * every skipped instruction is straight-line, writes neither an argument
- * register nor the stack pointer, and no branch in the function lands in
- * the skipped range or on the new address. 0 when unsure.
+ * Where to probe the function whose machine code is @code[0..size): on
+ * its first instruction if the kernel emulates it; else on the first
+ * emulated one reached by straight-line code that keeps the entry's state
+ * recoverable for @needs (placement.c says how), when no branch of the
+ * function lands in between. Otherwise at the entry, single-stepped.
  */
-size_t placement__shift(const uint8_t *code, size_t size);
-
+void placement__find(const uint8_t *code, size_t size, const struct mw_needs *needs,
+		     struct mw_placement *out);
 /* The same for the function at file offset @offset of @path, @size bytes
- * long (read from the file). 0 when unsure or unreadable. */
-size_t placement__shift_file(const char *path, uint64_t offset, uint64_t size);
+ * long (read from the file). */
+void placement__find_file(const char *path, uint64_t offset, uint64_t size,
+			  const struct mw_needs *needs, struct mw_placement *out);
+/* @out: at the function's entry, @stepped or not, for @why. */
+void placement__entry(struct mw_placement *out, bool stepped, enum mw_step_why why);
+/* Whether the x86 uprobe code of Linux 6.18 emulates the instruction at
+ * @code (@len bytes available) instead of single-stepping it. */
+bool placement__emulated(const uint8_t *code, size_t len);
+/* One phrase for @p's why, e.g. "a return probe needs [rsp] before
+ * sub $0x28,%rsp", for the single-stepped warning. */
+const char *placement__why(const struct mw_placement *p, char *buf, size_t len);
 
 /* One part of a function's machine code: its bytes and where they are. */
 struct mw_code_part {

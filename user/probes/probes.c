@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* probes.c - the probe table: a growing array with one entry per address. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "placement.h"
+#include "memwatch.h"
 #include "probes.h"
 
 static bool is_alloc(enum mw_prog prog)
@@ -11,15 +13,57 @@ static bool is_alloc(enum mw_prog prog)
 	return prog == MW_PROG_ALLOC || prog == MW_PROG_ALLOC_SESSION;
 }
 
+/* What @prog reads at the entry, for placement. */
+static struct mw_needs needs_of(enum mw_prog prog, uint64_t cookie, bool retprobe)
+{
+	struct mw_needs n = { .pinned = retprobe || prog == MW_PROG_ALLOC_SESSION };
+	uint32_t delta;
+
+	switch (prog) {
+	case MW_PROG_ALLOC:
+	case MW_PROG_ALLOC_SESSION:
+		n.args = MW_OP_ARGS(MW_ALLOC_OP(cookie));
+		break;
+	case MW_PROG_STRUCT:
+		delta = MW_SF_DELTA(cookie);
+		if (delta >= MW_DELTA_ARG1)
+			n.args = (uint8_t)(1u << (delta - MW_DELTA_ARG1));
+		break;
+	case MW_PROG_HANDLER:		/* actions, and the exception */
+		n.args = (1u << 1) | (1u << 3);
+		break;
+	case MW_PROG_STRUCT_EXIT:
+		break;
+	}
+	return n;
+}
+
+/* Where @prog's probe on the function at @path+@offset goes. */
+static void place(const struct mw_probe_table *t, const char *path, uint64_t offset,
+		  uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
+		  struct mw_placement *at)
+{
+	struct mw_needs needs = needs_of(prog, cookie, retprobe);
+
+	if (prog == MW_PROG_STRUCT_EXIT) {	/* on a return instruction */
+		placement__entry(at, true, MW_STEP_INSN);
+		snprintf(at->insn, sizeof(at->insn), "ret");
+		return;
+	}
+	placement__find_file(path, offset, size, &needs, at);
+	if (t->at_entry && at->shift)
+		placement__entry(at, true, MW_STEP_ASKED);
+}
+
 int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
 		const char *what)
 {
+	struct mw_placement at;
 	struct mw_probe *p;
-	size_t shift;
 
-	shift = t->at_entry ? 0 : placement__shift_file(path, offset, size);
-	offset += shift;
+	place(t, path, offset, size, cookie, prog, retprobe, &at);
+	offset += at.shift;
 	/* allocator aliases are one probe; the same function may serve two
 	 * structures, with two cookies */
 	for (size_t i = 0; i < t->n; i++)
@@ -47,7 +91,9 @@ int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 	}
 	p->offset = offset;
 	p->cookie = cookie;
-	t->shifted += shift != 0;
+	p->at = at;
+	t->shifted += at.shift != 0;
+	t->stepped += at.stepped;
 	p->prog = prog;
 	p->retprobe = retprobe;
 	t->n++;

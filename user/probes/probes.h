@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "placement.h"
 
 enum mw_prog {
 	MW_PROG_ALLOC,		/* alloc_enter [+ alloc_return] */
@@ -28,6 +29,7 @@ struct mw_probe {
 	enum mw_prog prog;
 	bool retprobe;		/* also attach the return program */
 	char *what;		/* symbol, for messages */
+	struct mw_placement at;	/* where, past the function's start */
 };
 
 struct mw_probe_table {
@@ -35,16 +37,18 @@ struct mw_probe_table {
 	size_t n, cap;
 	bool at_entry;		/* --probe-entry: never move a probe */
 	size_t shifted;		/* probes moved past single-stepped code */
+	size_t stepped;		/* probes left on a single-stepped instruction */
 };
 
 /*
  * Adds a probe on the function at @path+@offset, @size bytes long, unless
  * one of the same program is already there. Unless the table is at_entry,
- * the probe moves to the first instruction the kernel emulates when that
- * is provably the same as the entry (placement.h)
+ * the probe moves to the first instruction the kernel emulates when the
+ * entry's state stays recoverable for what its program reads (placement.h;
+ * a probe on a return instruction, MW_PROG_STRUCT_EXIT, never moves).
  * Exported names that share an address get one probe; structure probes
- * differ by cookie too. Returns 1 if
- * added, 0 if it was a duplicate, -ENOMEM.
+ * differ by cookie too. Returns 1 if added, 0 if it was a duplicate,
+ * -ENOMEM.
  */
 int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,

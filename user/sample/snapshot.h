@@ -30,6 +30,7 @@ struct mw_snapshot {
 	int64_t live_bytes;		/* alloc_bytes - free_bytes */
 	int64_t live_allocations;	/* alloc_calls - free_calls */
 	uint64_t rss_bytes;
+	uint64_t probes_single_stepped;	/* probes on instructions the kernel single-steps */
 	int nstructs;
 	struct mw_struct_sample s[MW_MAX_STRUCTS];
 	const struct mw_sites *sites;	/* NULL unless sites are tracked */

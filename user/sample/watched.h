@@ -24,6 +24,7 @@ struct mw_watched {
 	struct mw_snapshot last;	/* the latest sample */
 	bool sampled;			/* last holds one */
 	bool exec_seen;			/* it ran execve: re-attach after this row */
+	uint64_t stepped;		/* its probes left single-stepped */
 	struct {			/* said once on stderr */
 		bool short_stacks, inexact, silent[MW_MAX_STRUCTS];
 	} warned;

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prologues.c - integration target for probe placement: functions whose
+ * first instructions are those release builds start with, written in
+ * assembly so that no compiler changes them. Each returns a + b and
+ * clobbers what its prologue clobbers; all but the last reach an emulated
+ * instruction (a jcc) a few instructions in:
+ *   p_push      push %rbx (emulated at the entry)
+ *   p_sub       sub $0x28,%rsp (gcc -O2's frame)
+ *   p_mov       mov ...(%rip),%rdx: a load into an argument register
+ *   p_redzone   mov %dil,-0x38(%rsp): a store in the red zone
+ *   p_endbr     endbr64; sub $0x18,%rsp (a CET build)
+ *   p_copy      mov %rdi,%rax; xor %edi,%edi: its first argument only in rax
+ * And one instruction then ret, for timing the kernel's uprobe paths:
+ *   t_push, t_jcc, t_nop (emulated), t_mov, t_endbr, t_ret (single-stepped).
+ * Commands: "run N" calls each p_ function N times (b = 1..N) and replies
+ * with each one's sum, and the sum of its b; "where NAME" replies with
+ * the file offset of t_NAME (from /proc/self/maps); "spin NAME N" calls
+ * t_NAME N times and replies with the nanoseconds per call; quit.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "say.h"
+
+long p_push(long a, long b);
+long p_sub(long a, long b);
+long p_mov(long a, long b);
+long p_redzone(long a, long b);
+long p_endbr(long a, long b);
+long p_copy(long a, long b);
+void t_push(void), t_jcc(void), t_nop(void), t_mov(void), t_endbr(void), t_ret(void);
+
+long p_word = 1;	/* read by p_mov */
+
+#define FUNC(name, body)						\
+	__asm__(".text\n.globl " #name "\n.type " #name ",@function\n"	\
+		".p2align 4\n" #name ":\n" body "\n.size " #name ",.-" #name "\n")
+
+/* each: a + b, with the jcc that makes the probe's landing place */
+FUNC(p_push,	"push %rbx\n test %rsi,%rsi\n js 1f\n1: lea (%rdi,%rsi),%rax\n pop %rbx\n ret");
+FUNC(p_sub,	"sub $0x28,%rsp\n test %rsi,%rsi\n js 1f\n1: lea (%rdi,%rsi),%rax\n"
+		" add $0x28,%rsp\n ret");
+FUNC(p_mov,	"mov p_word(%rip),%rdx\n test %rsi,%rsi\n js 1f\n1: lea (%rdi,%rsi),%rax\n ret");
+FUNC(p_redzone,	"mov %dil,-0x38(%rsp)\n test %rsi,%rsi\n js 1f\n1: lea (%rdi,%rsi),%rax\n ret");
+FUNC(p_endbr,	"endbr64\n sub $0x18,%rsp\n test %rsi,%rsi\n js 1f\n1: lea (%rdi,%rsi),%rax\n"
+		" add $0x18,%rsp\n ret");
+FUNC(p_copy,	"mov %rdi,%rax\n xor %edi,%edi\n test %rsi,%rsi\n js 1f\n1: add %rsi,%rax\n ret");
+
+FUNC(t_push,	"push %rbx\n pop %rbx\n ret");
+FUNC(t_jcc,	"jz 1f\n1: ret");	/* either way to the ret */
+FUNC(t_nop,	".byte 0x0f,0x1f,0x40,0x00\n ret");
+FUNC(t_mov,	"mov %rdi,%rax\n ret");
+FUNC(t_endbr,	"endbr64\n ret");
+FUNC(t_ret,	"ret");
+
+static const struct { const char *name; long (*f)(long, long); } funcs[] = {
+	{ "p_push", p_push }, { "p_sub", p_sub }, { "p_mov", p_mov },
+	{ "p_redzone", p_redzone }, { "p_endbr", p_endbr }, { "p_copy", p_copy },
+};
+
+static const struct { const char *name; void (*f)(void); } timed[] = {
+	{ "push", t_push }, { "jcc", t_jcc }, { "nop", t_nop },
+	{ "mov", t_mov }, { "endbr", t_endbr }, { "ret", t_ret },
+};
+
+static void run(long n)
+{
+	char line[1024];
+	int used = snprintf(line, sizeof(line), "ran");
+
+	for (size_t k = 0; k < sizeof(funcs) / sizeof(funcs[0]); k++) {
+		long sum = 0, bs = 0;
+
+		for (long b = 1; b <= n; b++) {
+			sum += funcs[k].f(1000 * b, b);
+			bs += b;
+		}
+		used += snprintf(line + used, sizeof(line) - (size_t)used, " %s=%ld %s_b=%ld",
+				 funcs[k].name, sum, funcs[k].name, bs);
+	}
+	say("%s expect=%ld\n", line, 1001 * n * (n + 1) / 2);
+}
+
+/* The file offset of the code at @addr, from our own mappings. */
+static unsigned long long file_offset(const void *addr)
+{
+	unsigned long long start, end, off, a = (unsigned long long)(unsigned long)addr;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &off) == 3 &&
+		    a >= start && a < end) {
+			fclose(f);
+			return a - start + off;
+		}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+static void where(const char *name)
+{
+	for (size_t k = 0; k < sizeof(timed) / sizeof(timed[0]); k++)
+		if (!strcmp(timed[k].name, name)) {
+			say("at off=%llu\n", file_offset((const void *)timed[k].f));
+			return;
+		}
+	say("error no t_%s\n", name);
+}
+
+static void spin(const char *name, long n)
+{
+	struct timespec a, b;
+
+	for (size_t k = 0; k < sizeof(timed) / sizeof(timed[0]); k++) {
+		if (strcmp(timed[k].name, name))
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (long i = 0; i < n; i++)
+			timed[k].f();
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		say("spun ns_per_call=%lld\n",
+		    ((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec)) / n);
+		return;
+	}
+	say("error no t_%s\n", name);
+}
+
+int main(void)
+{
+	char line[128], name[32];
+	long n;
+
+	say("ready pid=%d malloc=%p\n", (int)getpid(), dlsym(RTLD_DEFAULT, "malloc"));
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "run %ld", &n) == 1)
+			run(n);
+		else if (sscanf(line, "where %31s", name) == 1)
+			where(name);
+		else if (sscanf(line, "spin %31s %ld", name, &n) == 2)
+			spin(name, n);
+		else if (!strncmp(line, "quit", 4))
+			break;
+		else
+			say("error unknown command\n");
+	}
+	return 0;
+}
