@@ -224,6 +224,27 @@ Test(placement, indirect_jump__stays_at_entry)
 	expect_stepped(&p, MW_STEP_LANDS, "an indirect jump could land anywhere: unsure means entry");
 }
 
+Test(placement, indirect_tail_call__is_not_a_jump_in)
+{
+	/* redis's moduleNotifyKeyUnlink, shortened: sub $0x28,%rsp;
+	 * mov %rax,0x18(%rsp); cmp $0x5,%al; je +4; add $0x28,%rsp; ret;
+	 * add $0x28,%rsp; jmp *%rdx (leaves: a tail call) */
+	static const uint8_t code[] = {
+		0x48, 0x83, 0xec, 0x28, 0x48, 0x89, 0x44, 0x24, 0x18, 0x3c, 0x05,
+		0x74, 0x05, 0x48, 0x83, 0xc4, 0x28, 0xc3, 0x48, 0x83, 0xc4, 0x28, 0xff, 0xe2,
+	};
+	/* the same, but the jmp *%rdx inside the frame: a jump table */
+	static const uint8_t table[] = {
+		0x48, 0x83, 0xec, 0x28, 0x48, 0x89, 0x44, 0x24, 0x18, 0x3c, 0x05,
+		0x74, 0x05, 0x48, 0x83, 0xc4, 0x28, 0xc3, 0x90, 0x90, 0x90, 0x90, 0xff, 0xe2,
+	};
+	struct mw_placement p = find(code, sizeof(code), 0, false);
+
+	expect_moved(&p, 11, 0x28, "to the je: the indirect jump leaves the function");
+	p = find(table, sizeof(table), 0, false);
+	expect_stepped(&p, MW_STEP_LANDS, "an indirect jump inside the frame could land anywhere");
+}
+
 Test(placement, undecodable__stays_at_entry)
 {
 	static const uint8_t code[] = { 0x0f, 0x0b, 0xff, 0xff };	/* ud2, junk */

@@ -252,8 +252,23 @@ static enum mw_step_why step(csh h, const cs_insn *in, const struct mw_needs *ne
 	return MW_STEP_NO;
 }
 
+/* The instruction before an indirect jump tears the frame down (add
+ * $imm,%rsp, pop, leave): the jump leaves the function, a tail call
+ * through a pointer, not a jump table into it. */
+static bool leaves(const cs_insn *before)
+{
+	const cs_x86 *x = &before->detail->x86;
+
+	if (before->id == X86_INS_POP || before->id == X86_INS_LEAVE)
+		return true;
+	return before->id == X86_INS_ADD && x->op_count == 2 &&
+	       x->operands[0].type == X86_OP_REG && x->operands[0].reg == X86_REG_RSP &&
+	       x->operands[1].type == X86_OP_IMM;
+}
+
 /* True if a branch in the function lands in (0, shift], or its target
- * cannot be known (an indirect jump could land anywhere). */
+ * cannot be known (an indirect jump could land anywhere, unless it is a
+ * tail call). */
 static bool lands_in(csh h, const cs_insn *insn, size_t n, uint64_t shift)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -263,7 +278,7 @@ static bool lands_in(csh h, const cs_insn *insn, size_t n, uint64_t shift)
 		    !cs_insn_group(h, &insn[i], CS_GRP_CALL))
 			continue;
 		if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM) {
-			if (cs_insn_group(h, &insn[i], CS_GRP_JUMP))
+			if (cs_insn_group(h, &insn[i], CS_GRP_JUMP) && !(i > 0 && leaves(&insn[i - 1])))
 				return true;	/* indirect jump */
 			continue;		/* indirect call returns after it */
 		}
