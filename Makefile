@@ -228,13 +228,18 @@ $(BUILD)/bench/pair_loop_unwind: tests/bench/pair_loop.c
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(CC) -O2 -g -Wall $< -Wl,--no-as-needed -lgcc_s -o $@
 
+# the same loop with C++'s operator new and delete (libstdc++)
+$(BUILD)/bench/pair_loop_cxx: tests/bench/pair_loop.c
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$(CC) -O2 -g -Wall -DPAIR_CXX $< -Wl,--no-as-needed -lstdc++ -o $@
+
 # the peers the benchmark compares memwatch with
 BENCH_PKGS := bpftrace bpfcc-tools
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/pair_loop \
-		$(BUILD)/bench/pair_loop_unwind
+		$(BUILD)/bench/pair_loop_unwind $(BUILD)/bench/pair_loop_cxx $(BUILD)/targets/prologues
 	$(Q)bash tests/bench/run.sh
 
 clean:

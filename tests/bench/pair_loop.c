@@ -10,6 +10,9 @@
  *   calls     PAIRS calls of registry_insert() (an insert that makes two
  *             calls and allocates nothing); replies with ns per call
  * It waits for stdin so that tracers can attach between commands.
+ * Built as pair_loop_cxx with -DPAIR_CXX, each pair is C++'s operator
+ * new(64) and sized operator delete (libstdc++'s, which call malloc).
+ * Any allocator can be preloaded (LD_PRELOAD) under either.
  * Usage: pair_loop PAIRS [THREADS]
  */
 #include <pthread.h>
@@ -53,11 +56,21 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+#ifdef PAIR_CXX
+void *_Znwm(unsigned long size);			/* operator new(size_t) */
+void _ZdlPvm(void *p, unsigned long size);		/* operator delete(void *, size_t) */
+#define PAIR_NEW(n)	_Znwm(n)
+#define PAIR_DELETE(p, n) _ZdlPvm(p, n)
+#else
+#define PAIR_NEW(n)	malloc(n)
+#define PAIR_DELETE(p, n) free(p)
+#endif
+
 static void *loop(void *arg)
 {
 	for (long i = 0; i < pairs; i++) {
-		void *volatile p = malloc(64);
-		free(p);
+		void *volatile p = PAIR_NEW(64);
+		PAIR_DELETE(p, 64);
 	}
 	return arg;
 }

@@ -1,8 +1,19 @@
 #!/bin/bash
-# run.sh - `make bench`: what an observed malloc+free pair costs the target,
-# memwatch beside its peers, measured side by side in one run. Each mode is
-# measured on a fresh target process, and the modes alternate round by
-# round (this machine is noisy: read medians and ratios, not single runs).
+# run.sh - `make bench`: what memwatch costs the target, side by side in one
+# run, printing each measurement as it is taken. Each mode is measured on
+# a fresh target process, and the modes alternate round by round (this
+# machine is noisy: read medians and ratios, not single runs). Sections:
+#
+#   allocators      a malloc+free pair on glibc, jemalloc, tcmalloc,
+#                   mimalloc (preloaded) and C++ new/delete: untraced,
+#                   memwatch, and empty programs at the same probes (floor)
+#   prologues       an --insert probe's cost per call on functions that
+#                   start with push, sub $imm,%rsp, a load into an argument
+#                   register, a red-zone store, endbr64
+#   redis           redis-benchmark SET and GET on Debian's redis-server:
+#                   untraced, heap mode, its floor, --no-heap with the keys
+#                   structure, a bpftrace script doing memleak's job
+#   peers (glibc), in these modes:
 #
 #   untraced        no tracer
 #   memwatch        heap mode (memwatch -p PID)
@@ -21,9 +32,16 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-PAIRS=${BENCH_PAIRS:-50000}
-ROUNDS=${BENCH_ROUNDS:-5}
-SCALE=${BENCH_SCALE:-"1000 1000000 10000000"}
+# BENCH_QUICK=1: one round of everything, smaller loops (about 2 minutes)
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	: "${BENCH_PAIRS:=10000}" "${BENCH_ROUNDS:=1}" "${BENCH_SCALE:=1000}"
+	: "${BENCH_CPU_SECONDS:=3}" "${BENCH_REDIS_REQUESTS:=5000}"
+fi
+PAIRS=${BENCH_PAIRS:-30000}
+ROUNDS=${BENCH_ROUNDS:-3}
+SCALE=${BENCH_SCALE:-"1000 1000000"}
+REDIS_N=${BENCH_REDIS_REQUESTS:-20000}
+LIBDIR=/usr/lib/x86_64-linux-gnu
 MW=build/memwatch
 LOOP=build/bench/pair_loop
 TMP=$(mktemp -d /tmp/memwatch-bench.XXXXXX)
@@ -32,10 +50,30 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 
 median() { sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "-"}'; }
 
-# start_loop PAIRS THREADS: a fresh target on a coprocess
+# start_loop PAIRS THREADS [BINARY [PRELOAD]]: a fresh target on a coprocess
 start_loop() {
-	coproc LOOPP { exec "$LOOP" "$1" "$2"; }
+	local bin=${3:-$LOOP} pre=${4:-}
+	coproc LOOPP { LD_PRELOAD=$pre exec "$bin" "$1" "$2"; }
 	read -r _ <&"${LOOPP[0]}"
+}
+
+# attach_memwatch [OPTIONS...]: memwatch on the target with OPTIONS, attached
+# (TRACER its pid); none: untraced. Fails, target stopped, if it cannot.
+attach_memwatch() {
+	TRACER=
+	[ $# -eq 0 ] && return 0
+	: > "$TMP/calls.out"
+	$MW -p "$LOOPP_PID" -i 1 "$@" -o "$TMP/calls.out" 2>"$TMP/err" &
+	TRACER=$!
+	wait_for "$TMP/calls.out" timestamp 30 "$TRACER" && return 0
+	stop_tracer
+	stop_loop
+	return 1
+}
+
+# progress SECTION WHAT VALUE: one measurement, printed as it is taken
+progress() {
+	printf '  .. %-10s %-28s %s\n' "$1" "$2" "$3"
 }
 
 stop_loop() {
@@ -109,8 +147,186 @@ measure() {
 	fi
 	stop_tracer
 	stop_loop
+	progress peers "$1" "$MEASURED ns/pair"
 }
 
+echo "memwatch bench: $(nproc) CPUs, Linux $(uname -r), $PAIRS pairs or calls a run,"
+echo "$ROUNDS rounds, modes alternated"
+
+# ---------------------------------------------------------- allocators
+# fam_preload FAMILY: the library to preload ("" for glibc and C++)
+fam_preload() {
+	case $1 in
+	jemalloc) echo "$LIBDIR/libjemalloc.so.2" ;;
+	tcmalloc) echo "$LIBDIR/libtcmalloc_minimal.so.4" ;;
+	mimalloc) echo "$LIBDIR/libmimalloc.so.2" ;;
+	esac
+}
+
+# measure_family FAMILY MODE: ns per pair into MEASURED
+measure_family() {
+	local bin=$LOOP
+	[ "$1" = c++ ] && bin=build/bench/pair_loop_cxx
+	start_loop "$PAIRS" 1 "$bin" "$(fam_preload "$1")"
+	if tracer "$2" "$LOOPP_PID"; then
+		ask go
+		MEASURED=${REPLY_LINE%% *}
+	else
+		MEASURED=-
+	fi
+	stop_tracer
+	stop_loop
+	progress allocators "$1 $2" "$MEASURED ns/pair"
+}
+
+echo
+echo "allocators: one malloc(64)+free pair (C++: new and sized delete), ns:"
+families="glibc jemalloc tcmalloc mimalloc c++"
+fmodes="untraced memwatch floor"
+declare -A fruns
+for r in $(seq "$ROUNDS"); do
+	for f in $families; do
+		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
+		for m in $fmodes; do
+			measure_family "$f" "$m"
+			fruns[$f.$m]="${fruns[$f.$m]:-} $MEASURED"
+		done
+	done
+done
+declare -A fmed
+for f in $families; do
+	for m in $fmodes; do
+		fmed[$f.$m]=$(printf '%s\n' ${fruns[$f.$m]:-} | grep -v '^-$' | median)
+	done
+done
+printf '%-10s %9s %9s %9s %10s %9s\n' allocator untraced memwatch floor "÷glibc" "÷floor"
+for f in $families; do
+	[ -z "${fruns[$f.memwatch]:-}" ] && continue
+	printf '%-10s %9s %9s %9s %10s %9s\n' "$f" "${fmed[$f.untraced]}" "${fmed[$f.memwatch]}" \
+		"${fmed[$f.floor]}" \
+		"$(awk -v a="${fmed[$f.memwatch]}" -v b="${fmed[glibc.memwatch]}" 'BEGIN {printf "%.2f", a / b}')" \
+		"$(awk -v a="${fmed[$f.memwatch]}" -v b="${fmed[$f.floor]}" 'BEGIN {printf "%.2f", a / b}')"
+done
+echo "  target: every allocator <= 1.3x glibc's memwatch figure"
+
+# ----------------------------------------------------------- prologues
+PRO=build/targets/prologues
+# pro_measure FUNC [MEMWATCH OPTIONS...]: ns per call of p_FUNC into MEASURED
+pro_measure() {
+	local f=$1
+	shift
+	coproc LOOPP { exec "$PRO"; }
+	read -r _ <&"${LOOPP[0]}"
+	MEASURED=-
+	attach_memwatch "$@" || return
+	ask "calls $f $PAIRS"
+	MEASURED=${REPLY_LINE#*ns_per_call=}
+	MEASURED=${MEASURED%% *}
+	stop_tracer
+	stop_loop
+}
+
+echo
+echo "prologues: an --insert probe (--no-heap, counted at entry), ns per call:"
+pfuncs="push sub mov redzone endbr"
+declare -A pruns
+for r in $(seq "$ROUNDS"); do
+	for f in $pfuncs; do
+		pro_measure "$f"
+		pruns[$f.untraced]="${pruns[$f.untraced]:-} $MEASURED"
+		progress prologues "p_$f untraced" "$MEASURED ns/call"
+		pro_measure "$f" --no-heap --struct s --insert "p_$f"
+		pruns[$f.insert]="${pruns[$f.insert]:-} $MEASURED"
+		progress prologues "p_$f --insert" "$MEASURED ns/call"
+	done
+done
+printf '%-10s %9s %9s %22s\n' prologue untraced insert "÷push (emulated hit)"
+pushmed=$(printf '%s\n' ${pruns[push.insert]} | grep -v '^-$' | median)
+for f in $pfuncs; do
+	med=$(printf '%s\n' ${pruns[$f.insert]} | grep -v '^-$' | median)
+	printf '%-10s %9s %9s %22s\n' "$f" "$(printf '%s\n' ${pruns[$f.untraced]} | median)" "$med" \
+		"$(awk -v a="$med" -v b="$pushmed" 'BEGIN {printf "%.2f", a / b}')"
+done
+echo "  push is emulated at the entry; the others' probes move past their first"
+echo "  instructions; target: each <= 1.3x push"
+
+# --------------------------------------------------------------- redis
+# redis_measure MODE: SET and GET requests per second into RSET, RGET
+redis_measure() {
+	local port=$((20000 + RANDOM % 10000)) pid lib
+	RSET=-
+	RGET=-
+	redis-server --port "$port" --save '' --appendonly no >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 50); do
+		redis-cli -p "$port" PING 2>/dev/null | grep -q PONG && break
+		sleep 0.1
+	done
+	TRACER=
+	case $1 in
+	heap) $MW -p "$pid" -i 1 -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	floor) $MW -p "$pid" -i 1 --floor -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	keys) $MW -p "$pid" -i 1 --no-heap --struct keys --insert dbAdd \
+		--remove moduleNotifyKeyUnlink -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	bpftrace)
+		lib=$(awk '$NF ~ /libjemalloc/ {print $NF; exit}' "/proc/$pid/maps")
+		cat > "$TMP/redis.bt" <<-EOF
+		uprobe:$lib:malloc /pid == $pid/ { @size[tid] = arg0; }
+		uretprobe:$lib:malloc /pid == $pid/ { @live[retval] = @size[tid]; delete(@size[tid]); }
+		uprobe:$lib:calloc /pid == $pid/ { @size[tid] = arg0 * arg1; }
+		uretprobe:$lib:calloc /pid == $pid/ { @live[retval] = @size[tid]; delete(@size[tid]); }
+		uprobe:$lib:realloc /pid == $pid/ { delete(@live[arg0]); @size[tid] = arg1; }
+		uretprobe:$lib:realloc /pid == $pid/ { @live[retval] = @size[tid]; delete(@size[tid]); }
+		uprobe:$lib:free /pid == $pid/ { delete(@live[arg0]); }
+		EOF
+		bpftrace "$TMP/redis.bt" > "$TMP/r.out" 2>&1 & TRACER=$!
+		;;
+	esac
+	if [ -n "$TRACER" ]; then
+		if [ "$1" = bpftrace ]; then
+			wait_for "$TMP/r.out" Attaching 30 "$TRACER" && sleep 1
+		else
+			wait_for "$TMP/r.out" timestamp 30 "$TRACER"
+		fi || { stop_tracer; kill "$pid"; wait "$pid" 2>/dev/null; return; }
+	fi
+	out=$(redis-benchmark -p "$port" -t set,get -n "$REDIS_N" -c 8 -d 64 -r 100000 -q 2>/dev/null | tr '\r' '\n')
+	RSET=$(echo "$out" | sed -n 's/^SET: \([0-9.]*\) requests per second.*/\1/p' | cut -d. -f1)
+	RGET=$(echo "$out" | sed -n 's/^GET: \([0-9.]*\) requests per second.*/\1/p' | cut -d. -f1)
+	stop_tracer
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	progress redis "$1" "SET ${RSET:--}/s GET ${RGET:--}/s"
+}
+
+if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
+	echo
+	echo "redis: redis-benchmark -t set,get -n $REDIS_N -c 8 -d 64 -r 100000 (requests/s):"
+	rmodes="untraced heap floor keys"
+	command -v bpftrace >/dev/null && rmodes="$rmodes bpftrace"
+	declare -A rset rget
+	for r in $(seq "$ROUNDS"); do
+		for m in $rmodes; do
+			redis_measure "$m"
+			rset[$m]="${rset[$m]:-} ${RSET:--}"
+			rget[$m]="${rget[$m]:-} ${RGET:--}"
+		done
+	done
+	printf '%-10s %9s %9s %9s %9s\n' mode SET "÷untraced" GET "÷untraced"
+	us=$(printf '%s\n' ${rset[untraced]} | grep -v '^-$' | median)
+	ug=$(printf '%s\n' ${rget[untraced]} | grep -v '^-$' | median)
+	for m in $rmodes; do
+		ms=$(printf '%s\n' ${rset[$m]} | grep -v '^-$' | median)
+		mg=$(printf '%s\n' ${rget[$m]} | grep -v '^-$' | median)
+		printf '%-10s %9s %9s %9s %9s\n' "$m" "$ms" \
+			"$(awk -v a="$ms" -v b="$us" 'BEGIN {if (a == "-") print "-"; else printf "%.2f", a / b}')" "$mg" \
+			"$(awk -v a="$mg" -v b="$ug" 'BEGIN {if (a == "-") print "-"; else printf "%.2f", a / b}')"
+	done
+	echo "  heap: memwatch -p PID; floor: empty programs at the same probes;"
+	echo "  keys: --no-heap --struct keys --insert dbAdd --remove moduleNotifyKeyUnlink"
+fi
+
+echo
+echo "peers, glibc (ns per pair):"
 modes="untraced memwatch floor sites entry-probes no-heap"
 command -v bpftrace >/dev/null && modes="$modes bpftrace"
 command -v memleak-bpfcc >/dev/null && modes="$modes bcc-memleak"
@@ -122,9 +338,6 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 
-echo "memwatch bench: $(nproc) CPUs, Linux $(uname -r), $PAIRS malloc(64)+free pairs a run,"
-echo "$ROUNDS runs a mode, modes alternated; ns per pair"
-echo
 declare -A med
 printf '%-14s %10s %10s   %s\n' mode median "÷memwatch" runs
 for m in $modes; do
@@ -196,14 +409,8 @@ call_measure() {
 	shift
 	coproc LOOPP { exec "$bin" "$PAIRS" 1; }
 	read -r _ <&"${LOOPP[0]}"
-	TRACER=
 	MEASURED=-
-	if [ $# -gt 0 ]; then
-		: > "$TMP/calls.out"
-		$MW -p "$LOOPP_PID" -i 1 "$@" -o "$TMP/calls.out" 2>"$TMP/err" &
-		TRACER=$!
-		wait_for "$TMP/calls.out" timestamp 30 "$TRACER" || { stop_tracer; stop_loop; return; }
-	fi
+	attach_memwatch "$@" || return
 	ask calls
 	MEASURED=${REPLY_LINE%% *}
 	stop_tracer
@@ -227,6 +434,7 @@ for r in $(seq "$ROUNDS"); do
 		heap-scope) call_measure "$LOOP" $INS ;;
 		esac
 		cruns[$m]="${cruns[$m]:-} $MEASURED"
+		progress calls "$m" "$MEASURED ns/call"
 	done
 done
 for m in $call_modes; do
@@ -239,7 +447,7 @@ echo "  the insert's scope known from its entry"
 
 # ------------------------------------------------------- memwatch itself
 echo
-secs=${BENCH_CPU_SECONDS:-20}
+secs=${BENCH_CPU_SECONDS:-10}
 start_loop "$PAIRS" 1
 tracer memwatch "$LOOPP_PID"
 t0=$(awk '{print $14 + $15}' "/proc/$TRACER/stat")

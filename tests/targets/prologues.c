@@ -16,7 +16,8 @@
  * Commands: "run N" calls each p_ function N times (b = 1..N) and replies
  * with each one's sum, and the sum of its b; "where NAME" replies with
  * the file offset of t_NAME (from /proc/self/maps); "spin NAME N" calls
- * t_NAME N times and replies with the nanoseconds per call; quit.
+ * t_NAME N times and replies with the nanoseconds per call; "calls NAME
+ * N" the same for p_NAME (the benchmark's per-call cost); quit.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -114,6 +115,29 @@ static void where(const char *name)
 	say("error no t_%s\n", name);
 }
 
+static long long elapsed_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000000000ll + (b->tv_nsec - a->tv_nsec);
+}
+
+static void calls(const char *name, long n)
+{
+	struct timespec a, b;
+	long sum = 0;
+
+	for (size_t k = 0; k < sizeof(funcs) / sizeof(funcs[0]); k++) {
+		if (strcmp(funcs[k].name + 2, name))
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (long i = 0; i < n; i++)
+			sum += funcs[k].f(i, 1);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		say("called ns_per_call=%lld sum=%ld\n", elapsed_ns(&a, &b) / n, sum);
+		return;
+	}
+	say("error no p_%s\n", name);
+}
+
 static void spin(const char *name, long n)
 {
 	struct timespec a, b;
@@ -125,8 +149,7 @@ static void spin(const char *name, long n)
 		for (long i = 0; i < n; i++)
 			timed[k].f();
 		clock_gettime(CLOCK_MONOTONIC, &b);
-		say("spun ns_per_call=%lld\n",
-		    ((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec)) / n);
+		say("spun ns_per_call=%lld\n", elapsed_ns(&a, &b) / n);
 		return;
 	}
 	say("error no t_%s\n", name);
@@ -145,6 +168,8 @@ int main(void)
 			where(name);
 		else if (sscanf(line, "spin %31s %ld", name, &n) == 2)
 			spin(name, n);
+		else if (sscanf(line, "calls %31s %ld", name, &n) == 2)
+			calls(name, n);
 		else if (!strncmp(line, "quit", 4))
 			break;
 		else
