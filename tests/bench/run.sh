@@ -263,6 +263,7 @@ redis_measure() {
 		sleep 0.1
 	done
 	TRACER=
+	rm -f "$TMP/r.out"	# its header (or bpftrace's line) says attached
 	case $1 in
 	heap) $MW -p "$pid" -i 1 -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
 	floor) $MW -p "$pid" -i 1 --floor -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
