@@ -96,27 +96,65 @@ static int read_all(int fd, size_t ksz, size_t vsz, void **keys, void **vals, si
 	}
 }
 
-/* Appends this interval's live bytes to the site's history; returns
- * whether they grew in each of the last K intervals. */
-static bool watch(struct mw_sites *s, uint64_t addr, uint32_t stack, int64_t bytes)
+static int history_cmp(uint64_t addr, uint32_t stack, const struct mw_history *h)
 {
-	struct mw_history *h = NULL;
-	int k = s->leak_intervals;
+	if (addr != h->addr)
+		return addr < h->addr ? -1 : 1;
+	return stack < h->stack ? -1 : stack > h->stack;
+}
 
-	for (size_t i = 0; i < s->nhist && !h; i++)
-		if (s->hist[i].addr == addr && s->hist[i].stack == stack)
-			h = &s->hist[i];
-	if (!h) {
-		struct mw_history *nv = realloc(s->hist, (s->nhist + 1) * sizeof(*nv));
+static int by_site(const void *a, const void *b)
+{
+	const struct mw_history *x = a;
+
+	return history_cmp(x->addr, x->stack, b);
+}
+
+/* The history of (@addr, @stack): found by binary search among the
+ * @sorted first, or appended (sorted again after the pass). */
+static struct mw_history *history(struct mw_sites *s, size_t sorted, uint64_t addr,
+				  uint32_t stack)
+{
+	size_t lo = 0, hi = sorted;
+	struct mw_history *h;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = history_cmp(addr, stack, &s->hist[mid]);
+
+		if (!c)
+			return &s->hist[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (s->nhist == s->caphist) {
+		size_t ncap = s->caphist ? 2 * s->caphist : 64;
+		struct mw_history *nv = realloc(s->hist, ncap * sizeof(*nv));
 
 		if (!nv)
-			return false;
+			return NULL;
 		s->hist = nv;
-		h = &s->hist[s->nhist++];
-		memset(h, 0, sizeof(*h));
-		h->addr = addr;
-		h->stack = stack;
+		s->caphist = ncap;
 	}
+	h = &s->hist[s->nhist++];
+	memset(h, 0, sizeof(*h));
+	h->addr = addr;
+	h->stack = stack;
+	return h;
+}
+
+/* Appends this interval's live bytes to the site's history; returns
+ * whether they grew in each of the last K intervals. */
+static bool watch(struct mw_sites *s, size_t sorted, uint64_t addr, uint32_t stack,
+		  int64_t bytes)
+{
+	struct mw_history *h = history(s, sorted, addr, stack);
+	int k = s->leak_intervals;
+
+	if (!h)
+		return false;
 	if (h->n == k + 1) {
 		memmove(h->bytes, h->bytes + 1, (size_t)k * sizeof(h->bytes[0]));
 		h->n--;
@@ -132,13 +170,17 @@ static bool watch(struct mw_sites *s, uint64_t addr, uint32_t stack, int64_t byt
 
 void sites__rank(struct mw_sites *s)
 {
+	size_t sorted = s->nhist;
+
 	s->suspects = 0;
 	for (size_t i = 0; i < s->nrows; i++) {
 		struct mw_site_row *r = &s->rows[i];
 
-		r->suspect = watch(s, r->addr, r->stack, r->live_bytes);
+		r->suspect = watch(s, sorted, r->addr, r->stack, r->live_bytes);
 		s->suspects += r->suspect;
 	}
+	if (s->nhist > sorted)
+		qsort(s->hist, s->nhist, sizeof(*s->hist), by_site);
 	if (s->nrows)
 		qsort(s->rows, s->nrows, sizeof(*s->rows), by_live_bytes);
 }

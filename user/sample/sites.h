@@ -52,8 +52,8 @@ struct mw_sites {
 	struct mw_insert_row *ins;	/* structure insert call sites, most calls first */
 	size_t nins;
 	size_t suspects;
-	struct mw_history *hist;
-	size_t nhist;
+	struct mw_history *hist;	/* sorted by site and stack after each rank */
+	size_t nhist, caphist;
 	bool short_stacks;	/* most stacks are 2 frames or fewer */
 };
 
