@@ -3,7 +3,7 @@
  * test_placement.c - probes moved past the instructions release builds
  * start with (sub $imm,%rsp, loads into argument registers, red-zone
  * stores, endbr64, register copies) count exactly, leave the target's
- * results unchanged, and a probe that must stay single-stepped is said on
+ * results, callee-saved registers and stack unchanged, and a probe that must stay single-stepped is said on
  * stderr and counted in the feed. And the kernel's emulated-instruction
  * list, as placement.c has it, holds on this kernel: timed.
  */
@@ -58,6 +58,8 @@ Test(placement, moved_probes__exact_and_the_target_unchanged, .timeout = 60)
 		cr_expect_eq(reply_int(reply, col), reply_int(reply, "expect"),
 			     "%s computes what it computes untraced (%s)", col, reply);
 	}
+	cr_expect_eq(reply_int(reply, "corrupted"), 0,
+		     "no call came back with a callee-saved register or the caller's stack changed");
 	cr_expect_eq(session_int(&s, "probes_single_stepped"), 0, "no probe single-stepped");
 	cr_expect_null(strstr(proc_stderr(&s.mw), "single-stepped"),
 		       "nothing to warn about: [%s]", proc_stderr(&s.mw));

@@ -14,7 +14,8 @@
  * And one instruction then ret, for timing the kernel's uprobe paths:
  *   t_push, t_jcc, t_nop (emulated), t_mov, t_endbr, t_ret (single-stepped).
  * Commands: "run N" calls each p_ function N times (b = 1..N) and replies
- * with each one's sum, and the sum of its b; "where NAME" replies with
+ * with each one's sum, the sum of its b, and how many calls came back
+ * with a callee-saved register or the caller's stack changed; "where NAME" replies with
  * the file offset of t_NAME (from /proc/self/maps); "spin NAME N" calls
  * t_NAME N times and replies with the nanoseconds per call; "calls NAME
  * N" the same for p_NAME (the benchmark's per-call cost); quit.
@@ -69,22 +70,72 @@ static const struct { const char *name; void (*f)(void); } timed[] = {
 	{ "mov", t_mov }, { "endbr", t_endbr }, { "ret", t_ret },
 };
 
+/*
+ * A call of @f(a, b) with every callee-saved register holding a known
+ * value and the caller's stack below it marked, checked after the call:
+ * a probe that corrupted the target's registers or stack shows here.
+ * Through statics (rip-relative), with the red zone stepped over.
+ */
+static long (*volatile c_f)(long, long);
+static volatile long c_a, c_b, c_ret, c_saved[6], c_mark;
+
+static long call_checked(long (*f)(long, long), long a, long b, int *bad)
+{
+	static const long magic[6] = { 0x1b1b1b1b, 0x1bb1bb1b, 0x12121212,
+				       0x13131313, 0x14141414, 0x15151515 };
+
+	c_f = f;
+	c_a = a;
+	c_b = b;
+	__asm__ volatile(
+		"sub $128, %%rsp\n\t"
+		"push %%rbp\n\t"			/* the compiler's, kept */
+		"pushq $0x5a5a5a5a\n\t"		/* the caller's stack, marked */
+		"mov $0x1b1b1b1b, %%rbx\n\t"
+		"mov $0x1bb1bb1b, %%rbp\n\t"
+		"mov $0x12121212, %%r12\n\t"
+		"mov $0x13131313, %%r13\n\t"
+		"mov $0x14141414, %%r14\n\t"
+		"mov $0x15151515, %%r15\n\t"
+		"mov c_a(%%rip), %%rdi\n\t"
+		"mov c_b(%%rip), %%rsi\n\t"
+		"call *c_f(%%rip)\n\t"
+		"mov %%rax, c_ret(%%rip)\n\t"
+		"mov %%rbx, c_saved(%%rip)\n\t"
+		"mov %%rbp, c_saved+8(%%rip)\n\t"
+		"mov %%r12, c_saved+16(%%rip)\n\t"
+		"mov %%r13, c_saved+24(%%rip)\n\t"
+		"mov %%r14, c_saved+32(%%rip)\n\t"
+		"mov %%r15, c_saved+40(%%rip)\n\t"
+		"pop %%rax\n\t"
+		"mov %%rax, c_mark(%%rip)\n\t"
+		"pop %%rbp\n\t"
+		"add $128, %%rsp"
+		::: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+		    "r12", "r13", "r14", "r15", "memory", "cc");
+	for (int i = 0; i < 6; i++)
+		*bad += c_saved[i] != magic[i];
+	*bad += c_mark != 0x5a5a5a5a;
+	return c_ret;
+}
+
 static void run(long n)
 {
 	char line[1024];
 	int used = snprintf(line, sizeof(line), "ran");
+	int bad = 0;
 
 	for (size_t k = 0; k < sizeof(funcs) / sizeof(funcs[0]); k++) {
 		long sum = 0, bs = 0;
 
 		for (long b = 1; b <= n; b++) {
-			sum += funcs[k].f(1000 * b, b);
+			sum += call_checked(funcs[k].f, 1000 * b, b, &bad);
 			bs += b;
 		}
 		used += snprintf(line + used, sizeof(line) - (size_t)used, " %s=%ld %s_b=%ld",
 				 funcs[k].name, sum, funcs[k].name, bs);
 	}
-	say("%s expect=%ld\n", line, 1001 * n * (n + 1) / 2);
+	say("%s expect=%ld corrupted=%d\n", line, 1001 * n * (n + 1) / 2, bad);
 }
 
 /* The file offset of the code at @addr, from our own mappings. */
