@@ -184,7 +184,7 @@ static void warn_stepped(struct mw_watched *w, const struct mw_probe_table *tab)
 {
 	char why[256];
 
-	w->stepped = tab->stepped;
+	w->stepped = tab->stepped + w->links.unplaced;
 	for (size_t i = 0; i < tab->n; i++) {
 		const struct mw_probe *p = &tab->v[i];
 		bool said = false;

@@ -124,9 +124,10 @@ static int place_index(struct memwatch_bpf *skel, struct mw_places *pls,
 }
 
 /* The offset and cookie @p attaches with: at its placement, with the
- * index of the entry state there; at the entry if the map is full. */
+ * index of the entry state there; at the entry if the map is full (a
+ * moved probe's entry is single-stepped: counted in @l). */
 static void placed(struct memwatch_bpf *skel, struct mw_places *pls,
-		   const struct mw_probe *p, __u64 *offset, __u64 *cookie)
+		   const struct mw_probe *p, struct mw_links *l, __u64 *offset, __u64 *cookie)
 {
 	int i = p->at.shift ? place_index(skel, pls, &p->at.place) : 0;
 
@@ -136,6 +137,7 @@ static void placed(struct memwatch_bpf *skel, struct mw_places *pls,
 		*cookie = MW_COOKIE_WITH_PLACE(p->cookie, (__u64)i);
 	} else if (i < 0) {
 		*offset = p->offset - p->at.shift;
+		l->unplaced++;
 		if (!pls->warned_full)
 			mw_err("more than %d distinct probe placements: the rest stay at their functions' entries, single-stepped",
 			       MW_MAX_PLACES - 1);
@@ -174,7 +176,7 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 
 		if (p->prog != prog || (ret && !p->retprobe) || strcmp(p->path, path))
 			continue;
-		placed(skel, pls, p, &offsets[cnt], &cookies[cnt]);
+		placed(skel, pls, p, l, &offsets[cnt], &cookies[cnt]);
 		cookies[cnt] = MW_COOKIE_WITH_SLOT(cookies[cnt], slot);
 		cnt++;
 	}

@@ -20,6 +20,7 @@ struct mw_links {
 	int *fd;		/* link file descriptors */
 	size_t n, cap;
 	size_t probes;		/* uprobes they hold */
+	size_t unplaced;	/* moved probes put back at their entry: places map full */
 };
 
 /* The entry states of moved probes, as the places map holds them; one per

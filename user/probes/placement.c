@@ -308,7 +308,7 @@ void placement__find(const uint8_t *code, size_t size, const struct mw_needs *ne
 {
 	struct state st = { .sp_off = 0 };
 	enum mw_step_why why = MW_STEP_FAR;
-	size_t n = 0, i;
+	size_t n = 0, i, to = 0;	/* to: the emulated instruction reached */
 	cs_insn *insn = NULL;
 	csh h;
 
@@ -321,8 +321,10 @@ void placement__find(const uint8_t *code, size_t size, const struct mw_needs *ne
 	for (int a = 0; a < MW_NARGS; a++)
 		st.loc[a] = (uint16_t)(1u << a);
 	for (i = 0; i < n && i < MW_MAX_SKIP_INSNS && insn[i].address < MW_MAX_SKIP_BYTES; i++) {
-		if (placement__emulated(code + insn[i].address, size - insn[i].address))
+		if (placement__emulated(code + insn[i].address, size - insn[i].address)) {
+			to = insn[i].address;
 			break;
+		}
 		why = step(h, &insn[i], needs, &st);
 		if (why != MW_STEP_NO) {
 			describe(out, &insn[i]);
@@ -330,22 +332,18 @@ void placement__find(const uint8_t *code, size_t size, const struct mw_needs *ne
 		}
 		why = MW_STEP_FAR;
 	}
-	if (!n)
+	if (!n) {
 		why = MW_STEP_UNDECODED;
-	else if (i < n && why == MW_STEP_FAR && insn[i].address < MW_MAX_SKIP_BYTES &&
-		 i < MW_MAX_SKIP_INSNS &&
-		 placement__emulated(code + insn[i].address, size - insn[i].address)) {
-		if (lands_in(h, insn, n, insn[i].address)) {
-			why = MW_STEP_LANDS;
-		} else {
-			out->shift = insn[i].address;
-			out->place.sp_off = (int32_t)st.sp_off;
-			for (int a = 0; a < MW_NARGS; a++)
-				if (needs->args & (1u << a))
-					out->place.arg[a] = (uint8_t)__builtin_ctz(st.loc[a]);
-			out->stepped = false;
-			out->why = MW_STEP_NO;
-		}
+	} else if (to && lands_in(h, insn, n, to)) {
+		why = MW_STEP_LANDS;
+	} else if (to) {
+		out->shift = to;
+		out->place.sp_off = (int32_t)st.sp_off;
+		for (int a = 0; a < MW_NARGS; a++)
+			if (needs->args & (1u << a))
+				out->place.arg[a] = (uint8_t)__builtin_ctz(st.loc[a]);
+		out->stepped = false;
+		out->why = MW_STEP_NO;
 	}
 	if (out->stepped)
 		out->why = why;
