@@ -269,6 +269,8 @@ redis_measure() {
 	floor) $MW -p "$pid" -i 1 --floor -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
 	keys) $MW -p "$pid" -i 1 --no-heap --struct keys --insert dbAdd \
 		--remove moduleNotifyKeyUnlink -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	keys-floor) $MW -p "$pid" -i 1 --floor --no-heap --struct keys --insert dbAdd \
+		--remove moduleNotifyKeyUnlink -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
 	bpftrace)
 		lib=$(awk '$NF ~ /libjemalloc/ {print $NF; exit}' "/proc/$pid/maps")
 		cat > "$TMP/redis.bt" <<-EOF
@@ -302,7 +304,7 @@ redis_measure() {
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
 	echo
 	echo "redis: redis-benchmark -t set,get -n $REDIS_N -c 8 -d 64 -r 100000 (requests/s):"
-	rmodes="untraced heap floor keys"
+	rmodes="untraced heap floor keys keys-floor"
 	command -v bpftrace >/dev/null && rmodes="$rmodes bpftrace"
 	declare -A rset rget
 	for r in $(seq "$ROUNDS"); do
@@ -323,7 +325,8 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
 			"$(awk -v a="$mg" -v b="$ug" 'BEGIN {if (a == "-") print "-"; else printf "%.2f", a / b}')"
 	done
 	echo "  heap: memwatch -p PID; floor: empty programs at the same probes;"
-	echo "  keys: --no-heap --struct keys --insert dbAdd --remove moduleNotifyKeyUnlink"
+	echo "  keys: --no-heap --struct keys --insert dbAdd --remove moduleNotifyKeyUnlink;"
+	echo "  keys-floor: empty programs at those two probes"
 fi
 
 echo

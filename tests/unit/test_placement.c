@@ -172,6 +172,27 @@ Test(placement, red_zone_store__skipped_caller_frame_store__not)
 	expect_stepped(&p, MW_STEP_STORE, "a store through a pointer");
 }
 
+Test(placement, rip_relative_store__skipped_locked_one__not)
+{
+	/* -O2 table_remove: endbr64; mov 0x2a6d(%rip),%rax; addq $0x1,0x2ab5(%rip);
+	 * test %rax,%rax; je ... (a counter of the object's own, not a frame) */
+	static const uint8_t code[] = {
+		0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x8b, 0x05, 0x6d, 0x2a, 0x00, 0x00,
+		0x48, 0x83, 0x05, 0xb5, 0x2a, 0x00, 0x00, 0x01, 0x48, 0x85, 0xc0,
+		0x74, 0x49, 0xc3,
+	};
+	/* lock addq $0x1,0x2ab5(%rip); push %rbx */
+	static const uint8_t locked[] = {
+		0xf0, 0x48, 0x83, 0x05, 0xb5, 0x2a, 0x00, 0x00, 0x01, 0x53, 0xc3,
+	};
+	struct mw_placement p = find(code, sizeof(code), ARG(1), false);
+
+	expect_moved(&p, 22, 0, "past the counter to the je");
+	cr_expect_eq(p.place.arg[0], MW_REG_DI, "the key is still in rdi");
+	p = find(locked, sizeof(locked), 0, false);
+	expect_stepped(&p, MW_STEP_STORE, "a locked store stays");
+}
+
 Test(placement, sub_then_store_in_the_new_frame__skipped)
 {
 	/* sub $0x18,%rsp; mov %rdi,0x8(%rsp); jmp +0 */

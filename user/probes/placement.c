@@ -159,7 +159,9 @@ static bool reads_only(unsigned id)
 }
 
 /* Stores: only below the entry's stack pointer (the new frame and the
- * red zone), never where the return address or the caller's frame is. */
+ * red zone), never where the return address or the caller's frame is,
+ * or to the object's own data (rip-relative: a counter, a static), which
+ * no stack is within reach of. */
 static enum mw_step_why check_stores(const cs_insn *in, const struct state *st)
 {
 	const cs_x86 *x = &in->detail->x86;
@@ -172,6 +174,9 @@ static enum mw_step_why check_stores(const cs_insn *in, const struct state *st)
 		if (op->type != X86_OP_MEM)
 			continue;
 		if (!(op->access & CS_AC_WRITE) && (i > 0 || reads_only(in->id)))
+			continue;
+		if (op->mem.base == X86_REG_RIP && op->mem.index == X86_REG_INVALID &&
+		    op->mem.segment == X86_REG_INVALID)
 			continue;
 		if (op->mem.base != X86_REG_RSP || op->mem.index != X86_REG_INVALID ||
 		    op->mem.segment != X86_REG_INVALID ||
