@@ -108,6 +108,11 @@ $(BUILD)/targets/%: tests/targets/%.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -C opt-level=1 -g --edition 2021 $< -o $@
 
+# structures in a release build: tail calls, clones, cold and split parts
+$(BUILD)/targets/optimized: tests/targets/optimized.c tests/targets/say.h | $(BUILD)/targets
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -fcf-protection -Wall $< -o $@
+
 # the same Rust target with the v0 symbol mangling
 $(BUILD)/targets/rust_dag_v0: tests/targets/rust_dag.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)

@@ -76,8 +76,17 @@ struct mw_scope {
 	__u64 ra;
 };
 
+/* The last call of a split function's header on a thread (MW_SF_HEAD):
+ * the stack slot of its return address, that address, and its code. */
+struct mw_head {
+	__u64 sp;
+	__u64 ra;
+	__u64 lo, hi;
+};
+
 struct mw_thread {
 	struct mw_call call;
+	struct mw_head head;
 	__u64 declined_sp;	/* a throwing call known to fail, entered here
 				 * and not followed by another event yet */
 	__u32 nscopes;
@@ -274,19 +283,45 @@ static __always_inline __s64 as_count(__u64 reg)
  * return probe has the kernel's trampoline in its slot instead (the
  * start of the [uprobes] mapping).
  */
+/*
+ * Another return probe on the same function (another tool's, or another
+ * memwatch's: the kernel prepares a return for every return consumer of
+ * a probe, whatever pid it filters on) puts the trampoline in the slot
+ * too. The kernel's own record of that return keeps the address it
+ * replaced: the call is still open if the record at @slot has @ra.
+ */
+#define MW_MAX_RETURNS	8	/* return instances looked through */
+
+static __always_inline bool held_by_trampoline(__u64 slot, __u64 ra)
+{
+	struct return_instance *ri;
+
+	ri = BPF_CORE_READ(bpf_get_current_task_btf(), utask, return_instances);
+	for (int i = 0; i < MW_MAX_RETURNS && ri; i++) {
+		if (BPF_CORE_READ(ri, stack) == slot)
+			return BPF_CORE_READ(ri, orig_ret_vaddr) == ra;
+		ri = BPF_CORE_READ(ri, next);
+	}
+	return false;
+}
+
 static __always_inline bool scope_open(const struct mw_scope *s, __u64 sp)
 {
-	__u64 v = 0, ra = s->ra;
+	__u64 v = 0, ra = s->ra, tramp;
 
 	if (sp > s->sp)
 		return false;
+	tramp = BPF_CORE_READ(bpf_get_current_task_btf(), mm, uprobes_state.xol_area, vaddr);
 	if (s->cookie & MW_SF_RETPROBE) {
 		if (sp < s->sp)
 			return true;
-		ra = BPF_CORE_READ(bpf_get_current_task_btf(), mm,
-				   uprobes_state.xol_area, vaddr);
+		ra = tramp;
 	}
-	return !bpf_probe_read_user(&v, sizeof(v), (void *)s->sp) && v == ra;
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)s->sp))
+		return false;
+	if (v == ra)
+		return true;
+	return v == tramp && tramp && held_by_trampoline(s->sp, ra);
 }
 
 /* A scope that waits for its return value and ended without it: lost. */
@@ -795,6 +830,34 @@ static __always_inline void drop_reentered(struct mw_thread *t, __u64 sp,
 	}
 }
 
+/*
+ * A split function: the header's entry records its call; the outlined
+ * part's entry is the same call (true: not counted again) when it returns
+ * into the header's code, or when the header jumped to it (same slot,
+ * same return address there).
+ */
+static __always_inline bool split_call(struct pt_regs *ctx, const struct mw_place *pl,
+				       __u64 cookie, __u64 sp)
+{
+	struct mw_thread *t;
+	__u64 ra = 0;
+
+	if (!(cookie & (MW_SF_HEAD | MW_SF_PART)))
+		return false;
+	t = thread(cookie & MW_SF_HEAD);
+	if (!t || bpf_probe_read_user(&ra, sizeof(ra), (void *)sp))
+		return false;
+	if (cookie & MW_SF_HEAD) {
+		t->head.sp = sp;
+		t->head.ra = ra;
+		t->head.lo = pl ? PT_REGS_IP(ctx) - pl->fn_back : 0;
+		t->head.hi = pl ? t->head.lo + pl->fn_len : 0;
+		return false;
+	}
+	return (ra >= t->head.lo && ra < t->head.hi) ||
+	       (sp == t->head.sp && ra == t->head.ra);
+}
+
 SEC("uprobe")
 int struct_enter(struct pt_regs *ctx)
 {
@@ -804,6 +867,8 @@ int struct_enter(struct pt_regs *ctx)
 	__u32 slot = MW_COOKIE_SLOT(cookie), n;
 	struct mw_thread *t;
 
+	if (split_call(ctx, pl, cookie, sp))
+		return 0;
 	if (want_sites && !(cookie & MW_SF_REMOVE))
 		count_insert_site(slot, MW_SF_ID(cookie), sp);
 	/* one and argN count when the call is made, whether it returns or

@@ -93,6 +93,9 @@ struct mw_place {
 	__s32 sp_off;		/* the entry's stack pointer = sp + sp_off */
 	__u8 arg[MW_NARGS];	/* enum mw_reg holding argument n + 1 now */
 	__u16 pad;
+	/* MW_SF_HEAD: the function's code is [ip - fn_back, + fn_len) */
+	__u32 fn_back;
+	__u32 fn_len;
 };
 #define MW_MAX_PLACES		4096
 #define MW_COOKIE_PLACE_SHIFT	48
@@ -119,6 +122,15 @@ enum mw_delta {
 #define MW_SF_REMOVE		(1ull << 24)
 #define MW_SF_RETPROBE		(1ull << 25)
 #define MW_SF_SCOPE		(1ull << 26)
+/*
+ * A function GCC split (partial inlining): f, its header, reaches the
+ * outlined rest f.part.N by a call or a tail jump, and callers that
+ * inlined the header call f.part.N themselves. MW_SF_HEAD (f) records the
+ * call on the thread; MW_SF_PART (f.part.N) is not counted again when
+ * entered from f's code or by f's tail jump.
+ */
+#define MW_SF_HEAD		(1ull << 27)
+#define MW_SF_PART		(1ull << 28)
 
 /* Per-target counters, one per-CPU array element per target slot. */
 enum mw_counter {
@@ -202,7 +214,7 @@ _Static_assert(MW_OP__COUNT <= 0xff, "an allocator cookie has 8 bits of op");
 _Static_assert(MW_DELTA_ARG1 + 5 <= 0xff, "a structure cookie has 8 bits of delta rule");
 _Static_assert(MW_SF_REMOVE >= (1ull << (MW_SF_DELTA_SHIFT + 8)), "structure flags above the delta rule");
 _Static_assert(MW_ALLOC_NORESERVE < (1ull << MW_COOKIE_SLOT_SHIFT) &&
-	       MW_SF_SCOPE < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
+	       MW_SF_PART < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
 _Static_assert(MW_COOKIE_SLOT_SHIFT + 8 <= MW_COOKIE_PLACE_SHIFT, "the slot below the place");
 _Static_assert(MW_MAX_PLACES <= (1 << (64 - MW_COOKIE_PLACE_SHIFT)), "a cookie has 16 bits of place");
 _Static_assert(MW_REG__COUNT <= 0xff, "a place has 8 bits per register");

@@ -11,7 +11,7 @@
 
 Test(cookies, structure__id_delta_flags_slot_round_trip)
 {
-	__u64 flags = MW_SF_REMOVE | MW_SF_RETPROBE | MW_SF_SCOPE;
+	__u64 flags = MW_SF_REMOVE | MW_SF_RETPROBE | MW_SF_SCOPE | MW_SF_HEAD | MW_SF_PART;
 	__u32 id = MW_MAX_STRUCTS - 1, delta = MW_DELTA_ARG1 + 5;
 	__u64 c = MW_COOKIE_WITH_SLOT(MW_SF_COOKIE(id, delta) | flags, MW_MAX_TARGETS - 1);
 

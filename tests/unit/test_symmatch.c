@@ -89,3 +89,62 @@ Test(symmatch, rust_v0_inherent_method__plain_path_matches)
 	cr_expect(symmatch__match("rust_dag::dag::Consensus::gc", &n), "the path matches");
 	symname__free(&n);
 }
+
+/* What one raw name parses to: its clone kinds, suffix and display. */
+static void expect_clone(const char *raw, unsigned clone, const char *suffix,
+			 const char *display, const char *source)
+{
+	struct mw_symname n;
+	char buf[256];
+
+	symname__init(&n, raw);
+	cr_expect_eq(n.clone, clone, "%s: clone kinds %#x, got %#x", raw, clone, n.clone);
+	cr_expect_str_eq(n.suffix, suffix, "%s: suffix", raw);
+	cr_expect_str_eq(symname__display(&n, buf, sizeof(buf)), display, "%s: shown", raw);
+	cr_expect_str_eq(symname__source(&n), source, "%s: source name", raw);
+	symname__free(&n);
+}
+
+Test(symmatch, clones__parsed_with_their_kinds)
+{
+	expect_clone("item_push.constprop.0", MW_CLONE_CONSTPROP, ".constprop.0",
+		     "item_push.constprop.0", "item_push");
+	expect_clone("pair_put.isra.12", MW_CLONE_ISRA, ".isra.12", "pair_put.isra.12", "pair_put");
+	expect_clone("cache_add.part.0.isra.0.cold", MW_CLONE_PART | MW_CLONE_ISRA | MW_CLONE_COLD,
+		     ".part.0.isra.0.cold", "cache_add.part.0.isra.0.cold", "cache_add");
+	expect_clone("f.cold.3", MW_CLONE_COLD, ".cold.3", "f.cold.3", "f");
+	expect_clone("helper.llvm.123456789", MW_CLONE_RENAMED, ".llvm.123456789",
+		     "helper.llvm.123456789", "helper");
+	expect_clone("_Z10reg_insertPKc.cold", MW_CLONE_COLD, ".cold",
+		     "reg_insert(char const*) [clone .cold]", "reg_insert");
+	expect_clone("_Z10reg_insertPKc.constprop.0.isra.0", MW_CLONE_CONSTPROP | MW_CLONE_ISRA,
+		     ".constprop.0.isra.0",
+		     "reg_insert(char const*) [clone .constprop.0] [clone .isra.0]", "reg_insert");
+	/* Rust's ThinLTO renames a promoted local */
+	expect_clone("_ZN3dag9Consensus2gc17h0123456789abcdefE.llvm.4242", MW_CLONE_RENAMED,
+		     ".llvm.4242", "dag::Consensus::gc [clone .llvm.4242]", "dag::Consensus::gc");
+}
+
+Test(symmatch, not_clones__left_alone)
+{
+	/* a dot that starts no whole clone suffix: the name is its own */
+	expect_clone("f.localalias", 0, "", "f.localalias", "f.localalias");
+	expect_clone("f.part", 0, "", "f.part", "f.part");	/* no number */
+	expect_clone("f.isra.0x", 0, "", "f.isra.0x", "f.isra.0x");
+	expect_clone(".cold", 0, "", ".cold", ".cold");		/* only a suffix */
+	expect_clone("", 0, "", "", "");
+	expect_clone("table_insert", 0, "", "table_insert", "table_insert");
+}
+
+Test(symmatch, clones__match_by_source_name)
+{
+	cr_expect(matches("item_push", "item_push.constprop.0"), "C clone by its name");
+	cr_expect(matches("item_push.constprop.0", "item_push.constprop.0"), "or its raw name");
+	cr_expect(!matches("item_pus", "item_push.constprop.0"), "no prefix match");
+	cr_expect(matches("reg_insert(char const*)", "_Z10reg_insertPKc.isra.0"),
+		  "C++ clone by its signature");
+	cr_expect(matches("reg_insert", "_Z10reg_insertPKc.isra.0"), "and by its bare name");
+	cr_expect(matches("dag::Consensus::gc", "_ZN3dag9Consensus2gc17h0123456789abcdefE.llvm.4242"),
+		  "Rust ThinLTO rename by its path");
+	cr_expect(matches("item_*", "item_push.isra.0"), "a glob over the source name");
+}

@@ -99,7 +99,7 @@ static bool is_entry_state(const struct mw_place *pl)
 	for (int a = 0; a < MW_NARGS; a++)
 		if (pl->arg[a] != a)
 			return false;
-	return pl->sp_off == 0;
+	return pl->sp_off == 0 && pl->fn_len == 0;
 }
 
 /* The places map index of @pl, added to the map if new; -1 when full. */
@@ -129,13 +129,21 @@ static int place_index(struct memwatch_bpf *skel, struct mw_places *pls,
 static void placed(struct memwatch_bpf *skel, struct mw_places *pls,
 		   const struct mw_probe *p, struct mw_links *l, __u64 *offset, __u64 *cookie)
 {
-	int i = p->at.shift ? place_index(skel, pls, &p->at.place) : 0;
+	struct mw_place pl = p->at.place;
+	int i;
+
+	if (p->prog == MW_PROG_STRUCT && (p->cookie & MW_SF_HEAD)) {
+		/* where its code is, for the part's entry to recognise */
+		pl.fn_back = (__u32)p->at.shift;
+		pl.fn_len = (__u32)p->size;
+	}
+	i = p->at.shift || pl.fn_len ? place_index(skel, pls, &pl) : 0;
 
 	*offset = p->offset;
 	*cookie = p->cookie;
 	if (i > 0) {
 		*cookie = MW_COOKIE_WITH_PLACE(p->cookie, (__u64)i);
-	} else if (i < 0) {
+	} else if (i < 0 && p->at.shift) {
 		*offset = p->offset - p->at.shift;
 		l->unplaced++;
 		if (!pls->warned_full)

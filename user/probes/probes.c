@@ -90,6 +90,7 @@ int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 		return -ENOMEM;
 	}
 	p->offset = offset;
+	p->size = size;
 	p->cookie = cookie;
 	p->at = at;
 	t->shifted += at.shift != 0;

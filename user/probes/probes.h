@@ -25,6 +25,7 @@ enum mw_prog {
 struct mw_probe {
 	char *path;		/* the object, through /proc/PID/root */
 	uint64_t offset;	/* file offset of the probed instruction */
+	uint64_t size;		/* bytes of its function (0: unknown) */
 	uint64_t cookie;	/* enum mw_op, or the structure cookie */
 	enum mw_prog prog;
 	bool retprobe;		/* also attach the return program */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "log.h"
 #include "memwatch.h"
+#include "inlined.h"
 #include "placement.h"
 #include "structs.h"
 #include "unwind.h"
@@ -34,9 +35,18 @@ struct match {
 	const struct mw_symname *name;
 };
 
-static const char *display_name(const struct mw_symname *n)
+/* The source function a symbol is, or is a clone of: its group. */
+static const char *source_key(const struct mw_symname *n)
 {
-	return n->full ? n->full : n->raw;
+	if (n->full)
+		return n->full;
+	return n->base ? n->base : n->raw;
+}
+
+/* The function itself (or it renamed), not a clone or part of it. */
+static bool is_primary(const struct mw_symname *n)
+{
+	return !(n->clone & ~(unsigned)MW_CLONE_RENAMED);
 }
 
 /* Every function @pattern matches, one per address: a name found in both
@@ -52,7 +62,9 @@ static size_t find_matches(const char *pattern, const struct mw_objects *o,
 			const struct mw_sym *s = elfsym__at(o->v[i].elf, j);
 			bool dup = false;
 
-			if (!s->offset || !symmatch__match(pattern, &o->v[i].names[j]))
+			/* a .cold part is never entered: not a match, ever */
+			if (!s->offset || (o->v[i].names[j].clone & MW_CLONE_COLD) ||
+			    !symmatch__match(pattern, &o->v[i].names[j]))
 				continue;
 			for (size_t k = 0; k < n && !dup; k++)
 				dup = v[k].obj == &o->v[i] && v[k].sym->offset == s->offset;
@@ -74,12 +86,13 @@ static size_t find_matches(const char *pattern, const struct mw_objects *o,
 	return n;
 }
 
-/* "nearest: a, b, c": names within a few edits of @pattern. */
+/* "nearest: a, b, c": source names (clones' included) within a third of
+ * @pattern's length in edits. */
 static void suggest(const char *pattern, const struct mw_objects *o,
 		    char *buf, size_t len)
 {
 	const char *best[3] = { 0 };
-	unsigned bestd[3], cap = (unsigned)strlen(pattern) / 3 + 3;
+	unsigned bestd[3], cap = (unsigned)strlen(pattern) / 3 + 1;
 	size_t used = 0;
 
 	for (int k = 0; k < 3; k++)
@@ -87,7 +100,7 @@ static void suggest(const char *pattern, const struct mw_objects *o,
 	for (size_t i = 0; i < o->n; i++) {
 		for (size_t j = 0; j < elfsym__count(o->v[i].elf); j++) {
 			const struct mw_symname *nm = &o->v[i].names[j];
-			const char *cand = nm->bare ? nm->bare : nm->raw;
+			const char *cand = symname__source(nm);
 			unsigned d = symmatch__distance(pattern, cand, bestd[2]);
 			int k;
 
@@ -115,11 +128,13 @@ static void suggest(const char *pattern, const struct mw_objects *o,
 static void list_matches(const struct match *m, size_t n, char *buf, size_t len)
 {
 	size_t used = 0;
+	char name[1024];
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && i < MW_MAX_LISTED && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s in %s",
-					 i ? "; " : "", display_name(m[i].name),
+					 i ? "; " : "",
+					 symname__display(m[i].name, name, sizeof(name)),
 					 m[i].obj->shown);
 	if (n > MW_MAX_LISTED && used < len)
 		snprintf(buf + used, len - used, "; and %zu more", n - MW_MAX_LISTED);
@@ -165,7 +180,8 @@ static int add_function(const struct mw_target *t, const struct mw_func_spec *f,
 			const struct match *m, uint64_t cookie, bool unwinds,
 			struct mw_probe_table *tab)
 {
-	const char *what = display_name(m->name);
+	char name[1024];
+	const char *what = symname__display(m->name, name, sizeof(name));
 	uint64_t exits[MW_MAX_EXITS];
 	int n = 0;
 
@@ -197,12 +213,138 @@ static void stripped_note(const struct mw_objects *o, char *buf, size_t len)
 			 o->v[0].shown);
 }
 
+/* More than one source function among @m: two names, two objects, or
+ * two functions of one name (statics of two files). Clones and parts of
+ * one function are that function. */
+static bool ambiguous(const struct match *m, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (m[i].obj != m[0].obj ||
+		    strcmp(source_key(m[i].name), source_key(m[0].name)))
+			return true;
+		for (size_t k = 0; k < i; k++)
+			if (is_primary(m[i].name) && is_primary(m[k].name))
+				return true;
+	}
+	return false;
+}
+
+/* The function @m[i] is the outlined part of, among @m: -1 if none. */
+static int head_of(const struct match *m, size_t n, size_t i)
+{
+	if (!(m[i].name->clone & MW_CLONE_PART))
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		if (k != i && m[k].obj == m[i].obj && is_primary(m[k].name) &&
+		    !strcmp(source_key(m[k].name), source_key(m[i].name)))
+			return (int)k;
+	return -1;
+}
+
+static const char *clone_kind(unsigned clone)
+{
+	if (clone & MW_CLONE_PART)
+		return ".part: only a part of the function";
+	if (clone & MW_CLONE_ISRA)
+		return ".isra: parameters rewritten or dropped, the return value maybe too";
+	return ".constprop: constant parameters dropped";
+}
+
+/*
+ * A delta read from an argument or the return value needs the source's
+ * calling convention, which a clone may not keep: refused there. (DWARF
+ * could say where each value went; memwatch does not read it yet.)
+ */
+static int check_clones(const struct mw_func_spec *f, const struct match *m, size_t n)
+{
+	char name[1024], delta[16];
+
+	if (f->delta == MW_DELTA_ONE)
+		return 0;
+	if (f->delta == MW_DELTA_RET)
+		snprintf(delta, sizeof(delta), "ret");
+	else
+		snprintf(delta, sizeof(delta), "arg%d", (int)(f->delta - MW_DELTA_ARG1 + 1));
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = m[i].name->clone;
+
+		if (!(c & MW_CLONE_CHANGES_ABI))
+			continue;
+		mw_err("%s '%s' --delta %s: %s in %s is a compiler clone (%s), so its %s may not be the source's; use --delta one",
+		       f->remove ? "--remove" : "--insert", f->symbol, delta,
+		       symname__display(m[i].name, name, sizeof(name)), m[i].obj->shown,
+		       clone_kind(c), f->delta == MW_DELTA_RET ? "return value" : "arguments");
+		return -1;
+	}
+	return 0;
+}
+
+/* What the attach probes when the name covers clones or parts: said once,
+ * with what a split function's probes cannot see. */
+static void say_clones(const struct mw_target *t, const struct mw_func_spec *f,
+		       const struct match *m, size_t n, bool glob)
+{
+	const char *opt = f->remove ? "--remove" : "--insert";
+	char text[2048], name[1024], head[1024];
+	bool clones = false;
+
+	for (size_t i = 0; i < n; i++)
+		clones |= m[i].name->clone != 0;
+	if (!glob && clones) {
+		list_matches(m, n, text, sizeof(text));
+		mw_err("%s '%s' probes %zu function%s in pid %d, the compiler's clones and parts of it: %s",
+		       opt, f->symbol, n, n == 1 ? "" : "s", (int)t->pid, text);
+	}
+	for (size_t i = 0; i < n; i++) {
+		int h = head_of(m, n, i);
+		const char *part;
+
+		if (!(m[i].name->clone & MW_CLONE_PART))
+			continue;
+		part = symname__display(m[i].name, name, sizeof(name));
+		mw_err("%s '%s': %s is the outlined rest of %s, whose start the compiler copied into its callers: a call that returns from such a copy without reaching %s is not seen",
+		       opt, f->symbol, part,
+		       h >= 0 ? symname__display(m[h].name, head, sizeof(head)) : symname__source(m[i].name),
+		       part);
+	}
+}
+
+/* The name DWARF gives @n's source function: its linkage name when
+ * mangled, else its C name. */
+static const char *dwarf_name(const struct mw_symname *n)
+{
+	return n->base ? n->base : n->raw;
+}
+
+/* Where DWARF says the compiler also copied the function into callers:
+ * said once, since calls there run no probe. */
+static void say_inlined(const struct mw_func_spec *f, const struct match *m, size_t n)
+{
+	char callers[512];
+	bool split = false;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (is_primary(m[i].name))
+			k = i;
+		split |= (m[i].name->clone & MW_CLONE_PART) != 0;
+	}
+	if (inlined__callers(m[k].obj->path, dwarf_name(m[k].name), callers, sizeof(callers)) > 0)
+		mw_err("%s '%s': DWARF says the compiler also copied %s%s into %s (in %s): %s",
+		       f->remove ? "--remove" : "--insert", f->symbol,
+		       symname__source(m[k].name), split ? "'s start" : "", callers,
+		       m[k].obj->shown,
+		       split ? "calls there are seen when they reach its outlined part"
+			     : "calls there run no probe and are not seen");
+}
+
 /* Adds the probes of one --insert/--remove; -1 after one message. */
 static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 			const struct mw_objects *o, bool heap, bool unwinds,
 			struct mw_probe_table *tab)
 {
 	const char *opt = f->remove ? "--remove" : "--insert";
+	bool glob = symmatch__is_glob(f->symbol);
 	uint64_t cookie = cookie_of(f, heap);
 	struct match *m;
 	char text[2048];
@@ -210,27 +352,48 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 	int err = 0;
 
 	if (n == 0) {
-		char note[PATH_MAX + 128];
+		char note[PATH_MAX + 128], callers[512];
 
 		suggest(f->symbol, o, text, sizeof(text));
 		stripped_note(o, note, sizeof(note));
+		/* a function inlined everywhere has no symbol, but DWARF knows */
+		if (!glob && o->n && !note[0] &&
+		    inlined__callers(o->v[0].path, f->symbol, callers, sizeof(callers)) > 0)
+			snprintf(note, sizeof(note), "; DWARF says the compiler inlined it into %s, everywhere: name one of those, or a function it calls",
+				 callers);
 		mw_err("%s '%s': no such function in pid %d's executable or its %zu libraries%s%s",
 		       opt, f->symbol, (int)t->pid, o->n ? o->n - 1 : 0, text, note);
 		free(m);
 		return -1;
 	}
-	if (n > 1 && !symmatch__is_glob(f->symbol)) {
+	if (!glob && ambiguous(m, n)) {
 		list_matches(m, n, text, sizeof(text));
 		mw_err("%s '%s' matches %zu functions: %s; name one (with its parameters, or its raw symbol), or use a glob to probe all",
 		       opt, f->symbol, n, text);
 		free(m);
 		return -1;
 	}
-	if (symmatch__is_glob(f->symbol))
+	if (check_clones(f, m, n) < 0) {
+		free(m);
+		return -1;
+	}
+	if (glob)
 		mw_err("%s '%s' matches %zu function%s in pid %d", opt, f->symbol,
 		       n, n == 1 ? "" : "s", (int)t->pid);
-	for (size_t i = 0; i < n && err >= 0; i++)
-		err = add_function(t, f, &m[i], cookie, unwinds, tab);
+	say_clones(t, f, m, n, glob);
+	if (!glob)
+		say_inlined(f, m, n);
+	for (size_t i = 0; i < n && err >= 0; i++) {
+		uint64_t c = cookie;
+		int h = head_of(m, n, i);
+
+		if (h >= 0)
+			c |= MW_SF_PART;
+		for (size_t k = 0; k < n && h < 0; k++)
+			if (head_of(m, n, k) == (int)i)
+				c |= MW_SF_HEAD;
+		err = add_function(t, f, &m[i], c, unwinds, tab);
+	}
 	free(m);
 	if (err < 0) {
 		mw_err("out of memory");

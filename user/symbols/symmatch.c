@@ -5,6 +5,7 @@
  */
 #include <fnmatch.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty/demangle.h>
@@ -73,15 +74,80 @@ static void strip_inherent_impl(char *name)
 	memmove(name, name + 1, strlen(name));	/* drop '<' */
 }
 
+/* The clone kind of one suffix token at @p ("constprop.0", "cold"),
+ * its length in *@len; 0 if @p is not one. */
+static unsigned clone_token(const char *p, size_t *len)
+{
+	static const struct { const char *name; unsigned kind; bool numbered; } tok[] = {
+		{ "constprop", MW_CLONE_CONSTPROP, true },
+		{ "isra", MW_CLONE_ISRA, true },
+		{ "part", MW_CLONE_PART, true },
+		{ "llvm", MW_CLONE_RENAMED, true },
+		{ "lto_priv", MW_CLONE_RENAMED, true },
+		{ "cold", MW_CLONE_COLD, false },	/* GCC 9+: .cold; older .cold.N */
+	};
+
+	for (size_t i = 0; i < sizeof(tok) / sizeof(tok[0]); i++) {
+		size_t l = strlen(tok[i].name), d = 0;
+
+		if (strncmp(p, tok[i].name, l))
+			continue;
+		if (p[l] == '.')
+			while (p[l + 1 + d] >= '0' && p[l + 1 + d] <= '9')
+				d++;
+		if (tok[i].numbered && !d)
+			continue;
+		*len = d ? l + 1 + d : l;
+		if (p[*len] && p[*len] != '.')
+			continue;
+		return tok[i].kind;
+	}
+	return 0;
+}
+
+/* The clone kinds of @s if it is a whole clone suffix (".isra.0.cold"),
+ * 0 if not. */
+static unsigned clone_suffix(const char *s)
+{
+	unsigned kinds = 0, k;
+	size_t len;
+
+	while (*s == '.') {
+		if (!(k = clone_token(s + 1, &len)))
+			return 0;
+		kinds |= k;
+		s += 1 + len;
+	}
+	return *s ? 0 : kinds;
+}
+
 void symname__init(struct mw_symname *n, const char *raw)
 {
+	const char *name = raw;
+
 	n->raw = raw;
-	n->full = n->bare = NULL;
+	n->full = n->bare = n->base = NULL;
+	n->suffix = raw + strlen(raw);
+	n->clone = 0;
+	/* the first dot that starts a whole clone suffix; a name is never
+	 * only a suffix */
+	for (const char *d = *raw ? strchr(raw + 1, '.') : NULL; d; d = strchr(d + 1, '.')) {
+		unsigned kinds = clone_suffix(d);
+
+		if (kinds) {
+			n->clone = kinds;
+			n->suffix = d;
+			n->base = strndup(raw, (size_t)(d - raw));
+			if (n->base)
+				name = n->base;
+			break;
+		}
+	}
 	/* Itanium C++ and legacy Rust (_ZN...17h<hash>E), Rust v0 (_R...) */
-	if (strncmp(raw, "_Z", 2) && strncmp(raw, "_R", 2))
+	if (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2))
 		return;
-	n->full = demangle_bounded(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
-	n->bare = demangle_bounded(raw, DMGL_AUTO);
+	n->full = demangle_bounded(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	n->bare = demangle_bounded(name, DMGL_AUTO);
 	if (n->bare)
 		strip_inherent_impl(n->bare);
 }
@@ -90,7 +156,40 @@ void symname__free(struct mw_symname *n)
 {
 	free(n->full);
 	free(n->bare);
-	n->full = n->bare = NULL;
+	free(n->base);
+	n->full = n->bare = n->base = NULL;
+}
+
+const char *symname__display(const struct mw_symname *n, char *buf, size_t len)
+{
+	const char *s;
+	size_t used;
+
+	if (!n->full)
+		return n->raw;
+	if (!*n->suffix)
+		return n->full;
+	/* as c++filt: "f(int) [clone .constprop.0] [clone .isra.0]" */
+	used = (size_t)snprintf(buf, len, "%s", n->full);
+	for (s = n->suffix; *s && used < len; ) {
+		size_t l = 1;
+
+		while (s[l] && s[l] != '.')
+			l++;
+		if (s[l] == '.' && s[l + 1] >= '0' && s[l + 1] <= '9')
+			for (l++; s[l] >= '0' && s[l] <= '9'; l++)
+				;
+		used += (size_t)snprintf(buf + used, len - used, " [clone %.*s]", (int)l, s);
+		s += l;
+	}
+	return buf;
+}
+
+const char *symname__source(const struct mw_symname *n)
+{
+	if (n->bare)
+		return n->bare;
+	return n->base ? n->base : n->raw;
 }
 
 bool symmatch__is_glob(const char *pattern)
@@ -112,8 +211,8 @@ bool symmatch__match(const char *pattern, const struct mw_symname *n)
 {
 	bool glob = symmatch__is_glob(pattern);
 
-	return one(pattern, n->raw, glob) || one(pattern, n->full, glob) ||
-	       one(pattern, n->bare, glob);
+	return one(pattern, n->raw, glob) || one(pattern, n->base, glob) ||
+	       one(pattern, n->full, glob) || one(pattern, n->bare, glob);
 }
 
 unsigned symmatch__distance(const char *a, const char *b, unsigned cap)
