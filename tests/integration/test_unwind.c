@@ -26,8 +26,9 @@ struct target {
 #define CXX_NAMES "_Z10reg_insertP8RegistryPKc", "_Z10chk_insertP8RegistryPKc", \
 		  "_Z9outer_addP8RegistryPKc", true
 
+/* by the plain names: each has a .cold part, which is not a choice */
 static const struct target cxx_glibc = {
-	{ TARGET("unwind_cxx"), ROUNDS, NULL }, CXX_NAMES };
+	{ TARGET("unwind_cxx"), ROUNDS, NULL }, "reg_insert", "chk_insert", "outer_add", true };
 static const struct target cxx_jemalloc = {
 	{ TARGET("unwind_cxx_jemalloc"), ROUNDS, NULL }, CXX_NAMES };
 static const struct target rust = {
@@ -300,4 +301,16 @@ Test(unwind, delta_ret_on_a_tail_call__warns_once, .timeout = 120)
 		     "its calls (%s)", reply);
 	cr_expect_eq(session_int(&s, "lost_unpaired"), 0, "every call was paired");
 	expect_target_fine(&s);
+}
+
+/* the plain names above cover .cold parts only if GCC made them */
+Test(unwind, cxx_shape__inserts_have_cold_parts)
+{
+	FILE *p = popen("nm " TARGET("unwind_cxx") " | grep -cE ' t _Z(10reg|10chk|9outer)_[a-z]+P8RegistryPKc\\.cold$'", "r");
+	int n = 0;
+
+	cr_assert(p, "nm");
+	cr_expect_eq(fscanf(p, "%d", &n), 1, "nm's count");
+	pclose(p);
+	cr_expect_geq(n, 2, "reg_insert and chk_insert have .cold parts (%d)", n);
 }
