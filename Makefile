@@ -15,7 +15,7 @@ CFLAGS   ?= -O2 -g
 USER_DIRS := user user/target user/symbols user/probes user/sample user/out
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    -Iinclude $(addprefix -I,$(USER_DIRS)) -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
-LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lpthread
+LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lprotobuf-c -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 	      -Iinclude -Ivmlinux
 
@@ -23,11 +23,16 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 # missing ones (as root), and every top-level target runs it first.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
 	    libcriterion-dev libiberty-dev libmicrohttpd-dev libcapstone-dev libdw-dev libc6-dbg libclang-rt-14-dev prometheus libjemalloc-dev \
-	    libgoogle-perftools-dev libmimalloc-dev redis-server gcc g++ make util-linux
+	    libgoogle-perftools-dev libmimalloc-dev redis-server gcc g++ make util-linux curl \
+	    libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev golang-go
 
 USER_SRCS := $(wildcard $(addsuffix /*.c,$(USER_DIRS)))
 USER_HDRS := $(wildcard $(addsuffix /*.h,$(USER_DIRS)))
-USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
+# pprof's profile.proto, as Debian's golang-github-google-pprof-dev
+# installs it, compiled by protoc-c into build/ (user/out/pprof.c)
+PROFILE_PROTO := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+PROFILE_GEN   := $(BUILD)/profile.pb-c.c $(BUILD)/profile.pb-c.h
+USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS)) $(BUILD)/profile.pb-c.o
 # everything but main.o links into the unit tests as well
 LIB_OBJS  := $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
 
@@ -84,8 +89,16 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
+$(PROFILE_GEN) &: $(PROFILE_PROTO) | $(BUILD)
+	$(call msg,PROTOC,$@)
+	$(Q)protoc-c --c_out=$(BUILD) -I$(dir $(PROFILE_PROTO)) $(notdir $(PROFILE_PROTO))
+
+$(BUILD)/profile.pb-c.o: $(BUILD)/profile.pb-c.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
+
 $(BUILD)/user/%.o: user/%.c $(USER_HDRS) include/memwatch.h \
-		   $(BUILD)/memwatch.skel.h | $(BUILD)/user
+		   $(BUILD)/memwatch.skel.h $(BUILD)/profile.pb-c.h | $(BUILD)/user
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
@@ -192,9 +205,11 @@ $(BUILD)/integration_tests: $(INTEG_SRCS) $(wildcard tests/integration/*.h) | $(
 
 # the same unit tests under AddressSanitizer and UndefinedBehaviorSanitizer
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-$(BUILD)/unit_tests_san: $(UNIT_SRCS) $(USER_SRCS) $(USER_HDRS) $(BUILD)/memwatch.skel.h | $(BUILD)/tests
+$(BUILD)/unit_tests_san: $(UNIT_SRCS) $(USER_SRCS) $(USER_HDRS) $(BUILD)/memwatch.skel.h \
+			 $(PROFILE_GEN) | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) $(UNIT_SRCS) $(filter-out user/main.c,$(USER_SRCS)) \
+		$(BUILD)/profile.pb-c.c \
 		-lcriterion $(LDLIBS) -o $@
 
 unit: deps $(BUILD)/unit_tests $(BUILD)/unit_tests_san $(FIXTURES)

@@ -391,8 +391,10 @@ static __always_inline void site_add(__u64 key, __s64 bytes, __s64 blocks)
 		return;
 	__sync_fetch_and_add(&s->live_bytes, bytes);
 	__sync_fetch_and_add(&s->live_blocks, blocks);
-	if (blocks > 0)
+	if (blocks > 0) {
 		__sync_fetch_and_add(&s->allocs, 1);
+		__sync_fetch_and_add(&s->alloc_bytes, bytes);
+	}
 }
 
 static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge,

@@ -196,6 +196,7 @@ struct mw_site {
 	__s64 live_bytes;
 	__s64 live_blocks;
 	__u64 allocs;		/* blocks allocated there since attach */
+	__u64 alloc_bytes;	/* their bytes (pprof's alloc_space) */
 };
 
 /* Who grows a structure: calls of its insert functions by call site. */

@@ -22,7 +22,7 @@
 enum {
 	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
-	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS,
+	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS, OPT_PPROF,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +43,7 @@ static const struct option long_opts[] = {
 	{ "allocator",		required_argument, NULL, OPT_ALLOCATOR },
 	{ "probe-entry",	no_argument,	   NULL, OPT_PROBE_ENTRY },
 	{ "folded",		required_argument, NULL, OPT_FOLDED },
+	{ "pprof",		required_argument, NULL, OPT_PPROF },
 	{ "top",		required_argument, NULL, OPT_TOP },
 	{ "leak-intervals",	required_argument, NULL, OPT_LEAK_INTERVALS },
 	{ "stacks",		no_argument,	   NULL, OPT_STACKS },
@@ -75,6 +76,9 @@ static const char usage_text[] =
 "      --top N               list the N sites holding most (%d)\n"
 "      --folded PATH         live bytes by site as folded stacks, rewritten\n"
 "                            each interval (for flame-graph tools)\n"
+"      --pprof PATH          the heap profile (gzipped pprof profile.proto,\n"
+"                            as /debug/pprof/heap serves it), rewritten\n"
+"                            each interval\n"
 "      --leak-intervals K    flag sites that grew in each of the last K\n"
 "                            intervals as leak suspects (%d)\n"
 "      --stacks              sites with their whole call stacks (frame\n"
@@ -310,6 +314,11 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		if (!*arg)
 			return usage_error("--folded needs a path");
 		o->folded = arg;
+		return 0;
+	case OPT_PPROF:
+		if (!*arg)
+			return usage_error("--pprof needs a path");
+		o->pprof = arg;
 		return 0;
 	case OPT_TOP:
 		if (cli__parse_u64(arg, 1, MW_MAX_TOP, &v))

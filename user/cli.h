@@ -49,6 +49,7 @@ struct mw_options {
 	enum mw_format format;
 	const char *listen;		/* -l [ADDR:]PORT, NULL: no HTTP */
 	const char *folded;		/* --folded PATH */
+	const char *pprof;		/* --pprof PATH */
 	int top;			/* --top N sites listed (10) */
 	bool top_given;
 	int leak_intervals;		/* --leak-intervals K (5) */

@@ -31,7 +31,9 @@
 #include "probes.h"
 #include "procmaps.h"
 #include "sampler.h"
+#include "atomicfile.h"
 #include "folded.h"
+#include "profiles.h"
 #include "oom.h"
 #include "structs.h"
 #include "target.h"
@@ -327,6 +329,62 @@ static int reattach(struct mw_session *s, struct mw_watched *w)
 	return 0;
 }
 
+/*
+ * The heap profiles of every target together and of each, both kinds:
+ * written to --pprof and served over HTTP. Built once for one target
+ * (its own profile is the whole one). 0, or -1 after one message.
+ */
+static int write_profiles(struct mw_session *s, const struct mw_snapshot *const *all, int n)
+{
+	int pids[MW_MAX_TARGETS + 1], np = 0, err = 0;
+	uint8_t *prof[MW_MAX_TARGETS + 1][MW_PPROF__KINDS] = { { 0 } };
+	size_t len[MW_MAX_TARGETS + 1][MW_PPROF__KINDS] = { { 0 } };
+	uint8_t *heap[MW_MAX_TARGETS + 1], *allocs[MW_MAX_TARGETS + 1];
+	size_t hlen[MW_MAX_TARGETS + 1], alen[MW_MAX_TARGETS + 1];
+
+	for (int i = -1; i < n && !err; i++) {
+		pids[np] = i < 0 ? 0 : all[i]->pid;
+		if (i == 0 && n == 1 && np == 1) {	/* the same samples */
+			for (int k = 0; k < MW_PPROF__KINDS && !err; k++) {
+				len[1][k] = len[0][k];
+				prof[1][k] = malloc(len[0][k] ? len[0][k] : 1);
+				if (prof[1][k])
+					memcpy(prof[1][k], prof[0][k], len[0][k]);
+				else
+					err = -ENOMEM;
+			}
+		} else {
+			err = profiles__build(all, n, pids[np], prof[np], len[np]);
+		}
+		if (err == -ENOENT) {	/* no sites read yet (the first sample) */
+			err = 0;
+			continue;
+		}
+		np++;
+	}
+	if (!err && np && s->opts.pprof &&
+	    (err = atomicfile__replace(s->opts.pprof, (const char *)prof[0][MW_PPROF_HEAP],
+				       len[0][MW_PPROF_HEAP]))) {
+		mw_err("cannot write %s: %s", s->opts.pprof, strerror(-err));
+	} else if (err) {
+		mw_err("cannot build the heap profiles: %s", strerror(-err));
+	}
+	if (!err && s->http) {
+		for (int i = 0; i < np; i++) {
+			heap[i] = prof[i][MW_PPROF_HEAP];
+			allocs[i] = prof[i][MW_PPROF_ALLOCS];
+			hlen[i] = len[i][MW_PPROF_HEAP];
+			alen[i] = len[i][MW_PPROF_ALLOCS];
+		}
+		http__publish_profiles(s->http, np, pids, heap, hlen, allocs, alen);
+		return 0;	/* taken over */
+	}
+	for (int i = 0; i < MW_MAX_TARGETS + 1; i++)
+		for (int k = 0; k < MW_PPROF__KINDS; k++)
+			free(prof[i][k]);
+	return err ? -1 : 0;
+}
+
 /* Renders the latest snapshots in both exposition formats for HTTP. */
 static int publish(struct mw_session *s, const struct mw_snapshot *const *all, int n)
 {
@@ -408,6 +466,8 @@ static int write_outputs(struct mw_session *s, const struct mw_snapshot *const *
 	if (s->opts.folded && folded__write(s->opts.folded, all, nall))
 		return -1;
 	if (s->http && publish(s, all, nall))
+		return -1;
+	if (s->layout.sites && (s->http || s->opts.pprof) && write_profiles(s, all, nall))
 		return -1;
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
@@ -571,7 +631,8 @@ int main(int argc, char **argv)
 		.heap = !s.opts.no_heap, .top = s.opts.top,
 		/* sites cost a stack read per call: only when asked for */
 		.sites = !s.opts.no_heap && (s.opts.top_given || s.opts.folded ||
-					     s.opts.stacks || s.opts.format == MW_FORMAT_TABLE),
+					     s.opts.pprof || s.opts.stacks ||
+					     s.opts.format == MW_FORMAT_TABLE),
 	};
 	libbpf_set_print(libbpf_quiet);
 
@@ -590,7 +651,11 @@ int main(int argc, char **argv)
 	 * everything is ready */
 	if (privs__drop(s.opts.listen != NULL))
 		goto cleanup;
-	if (s.opts.listen && (http__start(&s.http, s.opts.listen) || emit_http_first(&s)))
+	if (s.opts.listen && http__start(&s.http, s.opts.listen))
+		goto cleanup;
+	if (s.http && s.layout.sites)
+		http__enable_profiles(s.http);
+	if (s.http && emit_http_first(&s))
 		goto cleanup;
 	if (feed__start(&s.feed))
 		goto cleanup;

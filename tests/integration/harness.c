@@ -313,3 +313,14 @@ int pipe_to(const char *cmd, const char *input)
 	st = pclose(p);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+int run_capture(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+
+	cr_assert(p, "popen %s", cmd);
+	n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	return WEXITSTATUS(pclose(p));
+}

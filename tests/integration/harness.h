@@ -63,5 +63,8 @@ int http_request(int port, const char *method, const char *path,
 const char *http_body(const char *response);
 /* A port number unlikely to be in use, different for each caller. */
 int free_port(void);
+/* Runs the shell command @cmd, its stdout into @out; returns its exit
+ * status. */
+int run_capture(const char *cmd, char *out, size_t len);
 /* Runs @cmd with @input on its stdin; returns its exit status. */
 int pipe_to(const char *cmd, const char *input);

@@ -14,18 +14,6 @@
 
 static const char *const target[] = { TARGET("optimized"), NULL };
 
-/* The output of @cmd (one shell command), in @out. */
-static void run_cmd(const char *cmd, char *out, size_t len)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n;
-
-	cr_assert(p, "popen %s", cmd);
-	n = fread(out, 1, len - 1, p);
-	out[n] = '\0';
-	pclose(p);
-}
-
 /* The disassembly of function @fn holds a line matching @insn (grep -E). */
 static bool disasm_has(const char *fn, const char *insn)
 {
@@ -34,7 +22,7 @@ static bool disasm_has(const char *fn, const char *insn)
 	snprintf(cmd, sizeof(cmd),
 		 "objdump -d --no-show-raw-insn " TARGET("optimized")
 		 " | awk '/^[0-9a-f]+ <%s>:/,/^$/' | grep -cE '%s'", fn, insn);
-	run_cmd(cmd, out, sizeof(out));
+	run_capture(cmd, out, sizeof(out));
 	return atoi(out) > 0;
 }
 
@@ -44,7 +32,7 @@ static bool has_symbol(const char *re)
 	char cmd[512], out[64];
 
 	snprintf(cmd, sizeof(cmd), "nm " TARGET("optimized") " | grep -cE ' [tT] %s$'", re);
-	run_cmd(cmd, out, sizeof(out));
+	run_capture(cmd, out, sizeof(out));
 	return atoi(out) > 0;
 }
 

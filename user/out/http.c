@@ -22,10 +22,21 @@
 #include "expo.h"
 #include "http.h"
 #include "log.h"
+#include "memwatch.h"
+#include "pprof.h"
 
 #define MW_HTTP_CONNECTIONS	256	/* at once; more wait in the backlog */
 #define MW_HTTP_TIMEOUT_S	10	/* idle or stalled client */
 #define MW_HTTP_REQUEST_BYTES	16384	/* request line and headers */
+
+#define MW_HTTP_PROFILES	(MW_MAX_TARGETS + 1)	/* each target, and all */
+
+/* One target's (pid 0: every target's) latest profiles, gzipped. */
+struct profile {
+	int pid;
+	uint8_t *body[2];	/* enum mw_pprof_kind */
+	size_t len[2];
+};
 
 struct mw_http {
 	struct MHD_Daemon *daemon;
@@ -33,12 +44,17 @@ struct mw_http {
 	pthread_mutex_t lock;
 	char *body[2];		/* enum mw_expo: the latest exposition */
 	size_t len[2];
+	bool profiles_on;
+	struct profile prof[MW_HTTP_PROFILES];
+	int nprof;
 };
 
 static const char landing[] =
 	"<!DOCTYPE html>\n<html><head><title>memwatch</title></head>\n"
 	"<body><h1>memwatch</h1>\n"
 	"<p>An external heap observer. <a href=\"/metrics\">Metrics</a></p>\n"
+	"<p>Heap profiles (pprof): <a href=\"/debug/pprof/heap\">heap</a>, "
+	"<a href=\"/debug/pprof/allocs\">allocs</a></p>\n"
 	"</body></html>\n";
 
 int http__parse_listen(const char *spec, struct sockaddr_storage *addr,
@@ -122,12 +138,58 @@ static enum MHD_Result serve_metrics(struct mw_http *h, struct MHD_Connection *c
 	return ret;
 }
 
+static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const char *line)
+{
+	return respond(c, status, "text/plain", line, strlen(line), NULL);
+}
+
+/* GET /debug/pprof/heap or /allocs [?pid=N]: as Go's handlers serve them,
+ * gzipped already, application/octet-stream, no Content-Encoding. */
+static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c,
+				     enum mw_pprof_kind kind)
+{
+	const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
+	const char *st = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "struct");
+	enum MHD_Result ret;
+	long pid = 0;
+	char *end;
+
+	if (!h->profiles_on)
+		return text(c, MHD_HTTP_NOT_FOUND,
+			    "memwatch: heap profiles need allocation-site tracking: start memwatch with --top N, --stacks, --folded PATH or --pprof PATH\n");
+	if (q) {
+		errno = 0;
+		pid = strtol(q, &end, 10);
+		if (!*q || *end || errno || pid < 1 || pid > 0x7fffffff)
+			return text(c, MHD_HTTP_BAD_REQUEST, "memwatch: ?pid= takes a process id\n");
+	}
+	if (st)
+		return text(c, MHD_HTTP_NOT_FOUND,
+			    "memwatch: per-structure profiles (?struct=) are not served yet\n");
+	pthread_mutex_lock(&h->lock);
+	ret = MHD_NO;
+	for (int i = 0; i < h->nprof; i++) {
+		const struct profile *p = &h->prof[i];
+
+		if (p->pid != (int)pid)
+			continue;
+		ret = respond(c, MHD_HTTP_OK, "application/octet-stream",
+			      (const char *)p->body[kind], p->len[kind], NULL);
+		pthread_mutex_unlock(&h->lock);
+		return ret;
+	}
+	pthread_mutex_unlock(&h->lock);
+	if (pid)
+		return text(c, MHD_HTTP_NOT_FOUND, "memwatch: no such pid among the targets\n");
+	return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "memwatch: no sample yet\n");
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
 			      size_t *upload_size, void **state)
 {
-	static const char not_found[] = "not found: try /metrics\n";
+	static const char not_found[] = "not found: try /metrics or /debug/pprof/heap\n";
 	static const char not_allowed[] = "method not allowed\n";
 
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -135,6 +197,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			       not_allowed, sizeof(not_allowed) - 1, "GET, HEAD");
 	if (!strcmp(url, "/metrics"))
 		return serve_metrics(cls, c);
+	if (!strcmp(url, "/debug/pprof/heap"))
+		return serve_profile(cls, c, MW_PPROF_HEAP);
+	if (!strcmp(url, "/debug/pprof/allocs"))
+		return serve_profile(cls, c, MW_PPROF_ALLOCS);
 	if (!strcmp(url, "/"))
 		return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8",
 			       landing, sizeof(landing) - 1, NULL);
@@ -222,6 +288,42 @@ int http__publish(struct mw_http *h, const char *prom, size_t prom_len,
 	return 0;
 }
 
+void http__enable_profiles(struct mw_http *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->profiles_on = true;
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void free_profiles(struct profile *p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(p[i].body[0]);
+		free(p[i].body[1]);
+	}
+}
+
+int http__publish_profiles(struct mw_http *h, int n, const int *pids, uint8_t **heap,
+			   const size_t *heap_len, uint8_t **allocs, const size_t *allocs_len)
+{
+	struct profile old[MW_HTTP_PROFILES];
+	int nold;
+
+	if (n > MW_HTTP_PROFILES)
+		n = MW_HTTP_PROFILES;
+	pthread_mutex_lock(&h->lock);
+	nold = h->nprof;
+	memcpy(old, h->prof, sizeof(old));
+	for (int i = 0; i < n; i++) {
+		h->prof[i] = (struct profile){ pids[i], { heap[i], allocs[i] },
+					       { heap_len[i], allocs_len[i] } };
+	}
+	h->nprof = n;
+	pthread_mutex_unlock(&h->lock);
+	free_profiles(old, nold);
+	return 0;
+}
+
 void http__stop(struct mw_http *h)
 {
 	if (!h)
@@ -230,6 +332,7 @@ void http__stop(struct mw_http *h)
 	close(h->fd);
 	free(h->body[0]);
 	free(h->body[1]);
+	free_profiles(h->prof, h->nprof);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }

@@ -28,6 +28,7 @@ static void free_rows(struct mw_sites *s)
 	for (size_t i = 0; i < s->nrows; i++) {
 		free(s->rows[i].folded);
 		free(s->rows[i].label);
+		free(s->rows[i].frames);
 	}
 	free(s->rows);
 	s->rows = NULL;
@@ -204,6 +205,11 @@ static int read_stack(struct mw_sites *s, struct memwatch_bpf *skel, struct mw_s
 	for (int i = 1; i < MW_STACK_DEPTH && ips[i]; i++)
 		if (ips[i] != r->addr || i > 1)
 			frames[n++] = ips[i];
+	r->frames = malloc((size_t)n * sizeof(*r->frames));
+	if (r->frames) {	/* without it, a profile shows the site alone */
+		memcpy(r->frames, frames, (size_t)n * sizeof(*r->frames));
+		r->nframes = n;
+	}
 	f = open_memstream(&r->folded, &len);
 	if (!f)
 		return n;
@@ -236,6 +242,7 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 		r->live_bytes = vals[i].live_bytes;
 		r->live_blocks = vals[i].live_blocks;
 		r->allocs = vals[i].allocs;
+		r->alloc_bytes = vals[i].alloc_bytes;
 		r->name = symbolizer__name(s->sym, r->addr);
 		r->frame = symbolizer__frame(s->sym, r->addr);
 		if (r->stack) {

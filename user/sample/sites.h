@@ -22,10 +22,13 @@ struct mw_site_row {
 	uint64_t addr;		/* return address in the target */
 	int64_t live_bytes, live_blocks;
 	uint64_t allocs;	/* blocks allocated there since attach */
+	uint64_t alloc_bytes;	/* their bytes */
 	bool suspect;		/* live bytes grew in each of the last K intervals */
 	const char *name;	/* "func+0x1a (obj)" */
 	const char *frame;	/* "obj`func", for folded stacks */
 	uint32_t stack;		/* --stacks: stack id + 1; 0: none */
+	uint64_t *frames;	/* --stacks: its frames, leaf first, owned */
+	int nframes;
 	char *folded;		/* --stacks: "root;...;leaf" frames, owned */
 	char *label;		/* --stacks: name with "#stack", owned */
 };

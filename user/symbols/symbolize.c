@@ -27,6 +27,8 @@ struct cached {
 	uint64_t addr;
 	char *name;		/* "func+0x1a (obj)" */
 	char *frame;		/* "obj`func" */
+	struct mw_where where;	/* its strings owned, but object (the map's) */
+	char *object, *build_id, *function, *file;
 };
 
 struct opened {
@@ -43,6 +45,8 @@ struct mw_symbolizer {
 	size_t nobjs;
 	struct cached *cache;
 	size_t ncache, capcache;
+	size_t *slots;		/* hash of addresses: cache index + 1; 0: free */
+	size_t nslots;		/* a power of two, over twice ncache */
 };
 
 int symbolizer__new(struct mw_symbolizer **out, const struct mw_target *t)
@@ -69,10 +73,15 @@ void symbolizer__free(struct mw_symbolizer *s)
 	for (size_t i = 0; i < s->ncache; i++) {
 		free(s->cache[i].name);
 		free(s->cache[i].frame);
+		free(s->cache[i].object);
+		free(s->cache[i].build_id);
+		free(s->cache[i].function);
+		free(s->cache[i].file);
 	}
 	procmaps__free(&s->maps);
 	free(s->objs);
 	free(s->cache);
+	free(s->slots);
 	free(s);
 }
 
@@ -111,24 +120,30 @@ static void open_dwarf(struct opened *o, const char *path)
 	}
 }
 
-/* " file.c:123" for link-time address @vaddr, or "" without DWARF. */
-static void source_line(const struct opened *o, uint64_t vaddr, char *buf, size_t len)
+/* " file.c:123" for link-time address @vaddr, or "" without DWARF; the
+ * whole file name and the line into *@path and *@lineno. */
+static void source_line(const struct opened *o, uint64_t vaddr, char *buf, size_t len,
+			const char **path, int *lineno)
 {
 	Dwarf_Addr start = 0, a;
 	const char *file, *base;
 	Dwfl_Line *line;
-	int lineno = 0;
 
 	buf[0] = '\0';
+	*path = NULL;
+	*lineno = 0;
 	if (!o->mod || !vaddr)
 		return;
 	dwfl_module_info(o->mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	line = dwfl_module_getsrc(o->mod, start + vaddr);
-	file = line ? dwfl_lineinfo(line, &a, &lineno, NULL, NULL, NULL) : NULL;
-	if (!file || lineno <= 0)
+	file = line ? dwfl_lineinfo(line, &a, lineno, NULL, NULL, NULL) : NULL;
+	if (!file || *lineno <= 0) {
+		*lineno = 0;
 		return;
+	}
+	*path = file;
 	base = strrchr(file, '/');
-	snprintf(buf, len, " %s:%d", base ? base + 1 : file, lineno);
+	snprintf(buf, len, " %s:%d", base ? base + 1 : file, *lineno);
 }
 
 static struct opened *opened_of(struct mw_symbolizer *s, const struct mw_mapping *m)
@@ -167,10 +182,13 @@ static struct mw_elf *elf_of(struct mw_symbolizer *s, const struct mw_mapping *m
 	return nv->elf;
 }
 
-/* Names @addr into @name and @frame. */
+/* Names @addr into @name and @frame, and says where it is in @c. */
 static void resolve(struct mw_symbolizer *s, uint64_t addr, char *name,
-		    char *frame, size_t len)
+		    char *frame, size_t len, struct cached *c)
 {
+	const char *file = NULL;
+	char id[128];
+	int lineno = 0;
 	const struct mw_mapping *m = mapping_of(s, addr, false);
 	const struct mw_sym *sym = NULL;
 	const char *base;
@@ -185,8 +203,14 @@ static void resolve(struct mw_symbolizer *s, uint64_t addr, char *name,
 	snprintf(frame, len, "0x%" PRIx64, addr);
 	if (!m || m->path[0] != '/')
 		return;
+	c->where.map_start = m->start;
+	c->where.map_limit = m->end;
+	c->where.map_offset = m->offset;
+	c->object = strdup(m->path);
 	base = strrchr(m->path, '/') + 1;
 	elf = elf_of(s, m);
+	if (elf && !elfsym__build_id(elf, id, sizeof(id)))
+		c->build_id = strdup(id);
 	if (elf)
 		sym = elfsym__at_offset(elf, addr - m->start + m->offset, &into);
 	if (!sym) {
@@ -196,8 +220,11 @@ static void resolve(struct mw_symbolizer *s, uint64_t addr, char *name,
 	}
 	/* a return address follows the call: its line is the byte before */
 	source_line(opened_of(s, m), elfsym__offset_to_vaddr(elf, addr - m->start + m->offset) - 1,
-		    line, sizeof(line));
+		    line, sizeof(line), &file, &lineno);
 	symname__init(&sn, sym->name);
+	c->function = strdup(sn.bare ? sn.bare : sym->name);
+	c->file = file ? strdup(file) : NULL;
+	c->where.line = lineno;
 	snprintf(name, len, "%s+0x%" PRIx64 " (%s)%s", sn.bare ? sn.bare : sym->name, into,
 		 base, line);
 	snprintf(frame, len, "%s`%s", base, sn.bare ? sn.bare : sym->name);
@@ -208,14 +235,46 @@ static void resolve(struct mw_symbolizer *s, uint64_t addr, char *name,
 			*p = '_';
 }
 
+/* Sites are named every interval, 10,000 of them on a busy node: the
+ * cache is found by hashing the address, not by a walk. */
+static size_t slot_of(const struct mw_symbolizer *s, uint64_t addr)
+{
+	addr ^= addr >> 33;
+	addr *= 0xff51afd7ed558ccdull;	/* murmur3's finalizer */
+	addr ^= addr >> 33;
+	return (size_t)addr & (s->nslots - 1);
+}
+
+static int rehash(struct mw_symbolizer *s)
+{
+	size_t n = s->nslots ? s->nslots * 2 : 256, *v = calloc(n, sizeof(*v)), *old = s->slots;
+
+	if (!v)
+		return -ENOMEM;
+	s->slots = v;
+	s->nslots = n;
+	for (size_t i = 0; i < s->ncache; i++) {
+		size_t h = slot_of(s, s->cache[i].addr);
+
+		while (v[h])
+			h = (h + 1) & (n - 1);
+		v[h] = i + 1;
+	}
+	free(old);
+	return 0;
+}
+
 static struct cached *lookup(struct mw_symbolizer *s, uint64_t addr)
 {
 	char name[MW_NAME_MAX], frame[MW_NAME_MAX];
 	struct cached *c;
+	size_t h;
 
-	for (size_t i = 0; i < s->ncache; i++)
-		if (s->cache[i].addr == addr)
-			return &s->cache[i];
+	if ((s->ncache + 1) * 2 > s->nslots && rehash(s))
+		return NULL;
+	for (h = slot_of(s, addr); s->slots[h]; h = (h + 1) & (s->nslots - 1))
+		if (s->cache[s->slots[h] - 1].addr == addr)
+			return &s->cache[s->slots[h] - 1];
 	if (s->ncache == s->capcache) {
 		size_t ncap = s->capcache ? s->capcache * 2 : 64;
 		struct cached *nv = realloc(s->cache, ncap * sizeof(*nv));
@@ -225,17 +284,29 @@ static struct cached *lookup(struct mw_symbolizer *s, uint64_t addr)
 		s->cache = nv;
 		s->capcache = ncap;
 	}
-	resolve(s, addr, name, frame, sizeof(name));
 	c = &s->cache[s->ncache];
+	memset(c, 0, sizeof(*c));
+	resolve(s, addr, name, frame, sizeof(name), c);
 	c->addr = addr;
 	c->name = strdup(name);
 	c->frame = strdup(frame);
 	if (!c->name || !c->frame) {
 		free(c->name);
 		free(c->frame);
+		free(c->object);
+		free(c->build_id);
+		free(c->function);
+		free(c->file);
 		return NULL;
 	}
-	s->ncache++;
+	/* a field whose copy failed is left unknown */
+	c->where.object = c->object;
+	c->where.build_id = c->build_id ? c->build_id : "";
+	c->where.function = c->function;
+	c->where.file = c->file;
+	if (!c->object)
+		c->where.map_start = c->where.map_limit = c->where.map_offset = 0;
+	s->slots[h] = ++s->ncache;
 	return c;
 }
 
@@ -251,4 +322,16 @@ const char *symbolizer__frame(struct mw_symbolizer *s, uint64_t addr)
 	struct cached *c = lookup(s, addr);
 
 	return c ? c->frame : "?";
+}
+
+int symbolizer__where(struct mw_symbolizer *s, uint64_t addr, struct mw_where *out)
+{
+	struct cached *c = lookup(s, addr);
+
+	memset(out, 0, sizeof(*out));
+	out->build_id = "";
+	if (!c)
+		return -ENOMEM;
+	*out = c->where;
+	return 0;
 }

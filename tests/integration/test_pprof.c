@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_pprof.c - heap profiles read by the tool people use: fetch
+ * /debug/pprof/heap and /allocs from memwatch on sites_target (sites in
+ * the executable and in a shared library, three threads) and read them
+ * with `go tool pprof` (Debian's golang-go): each site's function holds
+ * the target's own byte tally, the totals equal the feed.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "harness.h"
+#include "session.h"
+
+static const char *const sites_target[] = { TARGET("sites_target"), NULL };
+
+/* GET @path from memwatch on @port into @file; the status, headers in
+ * @hdr. */
+static int fetch(int port, const char *path, const char *file, char *hdr, size_t len)
+{
+	char cmd[512], out[64];
+
+	snprintf(cmd, sizeof(cmd),
+		 "curl -s -D %s.hdr -o %s -w '%%{http_code}' 'http://127.0.0.1:%d%s'; cat %s.hdr >/dev/null",
+		 file, file, port, path, file);
+	run_capture(cmd, out, sizeof(out));
+	snprintf(cmd, sizeof(cmd), "cat %s.hdr", file);
+	run_capture(cmd, hdr, len);
+	return atoi(out);
+}
+
+/* go tool pprof -top of @file on @index, in bytes or counts: the flat
+ * value of @func's line, or the total ("of N total") if @func is NULL. */
+static long long top_value(const char *file, const char *index, const char *func)
+{
+	static char out[1 << 16];
+	char cmd[512], *line;
+	long long v = -1;
+
+	snprintf(cmd, sizeof(cmd), "go tool pprof -top -sample_index=%s %s %s 2>&1",
+		 index, strstr(index, "space") ? "-unit=B" : "", file);
+	cr_assert_eq(run_capture(cmd, out, sizeof(out)), 0, "go tool pprof -top: %s", out);
+	if (!func) {
+		line = strstr(out, "% of ");
+		cr_assert(line, "a total in [%s]", out);
+		sscanf(line, "%% of %lld", &v);
+		return v;
+	}
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		size_t n = strlen(line), f = strlen(func);
+
+		if (n > f && !strcmp(line + n - f, func) && line[n - f - 1] == ' ')
+			sscanf(line, " %lld", &v);
+	}
+	return v;
+}
+
+struct run {
+	struct session s;
+	int port;
+	char dir[64], file[128], reply[512];
+};
+
+static void start(struct run *r, bool sites)
+{
+	char port[16];
+
+	snprintf(r->dir, sizeof(r->dir), "/tmp/memwatch-pprof-XXXXXX");
+	cr_assert(mkdtemp(r->dir), "temp dir");
+	snprintf(r->file, sizeof(r->file), "%s/written.pb.gz", r->dir);
+	r->port = free_port();
+	snprintf(port, sizeof(port), "%d", r->port);
+	const char *with[] = { "--top", "5", "-l", port, "--pprof", r->file, NULL };
+	const char *without[] = { "-l", port, NULL };
+
+	session_start_target(&r->s, sites_target, sites ? with : without);
+	snprintf(r->reply, sizeof(r->reply), "%s", session_command(&r->s, "run\n"));
+	session_settle(&r->s);
+	session_settle(&r->s);	/* the profile published with that row */
+}
+
+static void stop(struct run *r)
+{
+	char cmd[128];
+
+	session_stop(&r->s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", r->dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+Test(pprof, heap_profile__go_tool_pprof_reads_exact_bytes, .timeout = 120)
+{
+	char path[256], hdr[2048], raw[1 << 14];
+	struct run r;
+
+	start(&r, true);
+	snprintf(path, sizeof(path), "%s/heap.pb.gz", r.dir);
+	cr_assert_eq(fetch(r.port, "/debug/pprof/heap", path, hdr, sizeof(hdr)), 200, "%s", hdr);
+	cr_expect(strstr(hdr, "Content-Type: application/octet-stream"), "as Go serves it: [%s]", hdr);
+	cr_expect(!strstr(hdr, "Content-Encoding"), "gzipped body, no Content-Encoding: [%s]", hdr);
+
+	snprintf(path, sizeof(path), "go tool pprof -raw %s/heap.pb.gz 2>&1", r.dir);
+	cr_expect_eq(run_capture(path, raw, sizeof(raw)), 0, "-raw parses: %s", raw);
+	cr_expect(strstr(raw, "inuse_space/bytes[dflt]"), "inuse_space by default: %s", raw);
+	cr_expect(strstr(raw, "pid:["), "samples carry the pid: %s", raw);
+	cr_expect(strstr(raw, "sites_target ") && strstr(raw, "libsites.so "),
+		  "mappings of the executable and the library: %s", raw);
+	cr_expect(strstr(raw, "[FN][FL][LN]"), "symbolized with lines: %s", raw);
+
+	snprintf(path, sizeof(path), "%s/heap.pb.gz", r.dir);
+	cr_expect_eq(top_value(path, "inuse_space", "make_buffers"),
+		     reply_int(r.reply, "make_buffers"), "make_buffers (%s)", r.reply);
+	cr_expect_eq(top_value(path, "inuse_space", "grow_cache"),
+		     reply_int(r.reply, "grow_cache"), "grow_cache (%s)", r.reply);
+	cr_expect_eq(top_value(path, "inuse_space", "lib_alloc"),
+		     reply_int(r.reply, "lib_alloc"), "the library's site (%s)", r.reply);
+	cr_expect_eq(top_value(path, "inuse_space", NULL), session_int(&r.s, "heap_live_bytes"),
+		     "inuse_space total = heap_live_bytes");
+	cr_expect_eq(top_value(path, "inuse_objects", NULL),
+		     session_int(&r.s, "heap_live_allocations"), "inuse_objects total");
+	cr_expect_eq(top_value(path, "alloc_space", NULL), session_int(&r.s, "heap_alloc_bytes"),
+		     "alloc_space total = heap_alloc_bytes");
+	cr_expect_eq(top_value(path, "alloc_objects", NULL), session_int(&r.s, "heap_alloc_calls"),
+		     "alloc_objects total = heap_alloc_calls");
+
+	/* allocs: the same samples, alloc_space first, as Go's */
+	snprintf(path, sizeof(path), "%s/allocs.pb.gz", r.dir);
+	cr_assert_eq(fetch(r.port, "/debug/pprof/allocs", path, hdr, sizeof(hdr)), 200, "%s", hdr);
+	snprintf(path, sizeof(path), "go tool pprof -raw %s/allocs.pb.gz 2>&1", r.dir);
+	cr_expect_eq(run_capture(path, raw, sizeof(raw)), 0, "-raw parses: %s", raw);
+	cr_expect(strstr(raw, "alloc_space/bytes[dflt]"), "alloc_space by default: %s", raw);
+
+	/* one target's, by pid; bad and unknown pids */
+	snprintf(path, sizeof(path), "/debug/pprof/heap?pid=%d", (int)r.s.target.pid);
+	cr_expect_eq(fetch(r.port, path, r.file, hdr, sizeof(hdr)), 200, "?pid= of the target");
+	snprintf(path, sizeof(path), "%s/bad", r.dir);
+	cr_expect_eq(fetch(r.port, "/debug/pprof/heap?pid=x1", path, hdr, sizeof(hdr)), 400);
+	cr_expect_eq(fetch(r.port, "/debug/pprof/heap?pid=1", path, hdr, sizeof(hdr)), 404);
+
+	/* --pprof PATH: the same profile, rewritten each interval */
+	cr_expect_eq(top_value(r.file, "inuse_space", "make_buffers"),
+		     reply_int(r.reply, "make_buffers"), "--pprof file (%s)", r.reply);
+	stop(&r);
+}
+
+Test(pprof, no_site_tracking__404_names_the_option, .timeout = 60)
+{
+	char path[256], hdr[2048], body[512];
+	struct run r;
+	FILE *f;
+	size_t n;
+
+	start(&r, false);
+	snprintf(path, sizeof(path), "%s/none", r.dir);
+	cr_expect_eq(fetch(r.port, "/debug/pprof/heap", path, hdr, sizeof(hdr)), 404);
+	f = fopen(path, "r");
+	cr_assert(f);
+	n = fread(body, 1, sizeof(body) - 1, f);
+	body[n] = '\0';
+	fclose(f);
+	cr_expect(strstr(body, "--top N") && strchr(body, '\n') == body + n - 1,
+		  "one line naming the option: [%s]", body);
+	stop(&r);
+}

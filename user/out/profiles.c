@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * profiles.c - turn snapshots' site rows into pprof samples. Addresses
+ * are resolved by each target's own symbolizer (cached per address), so a
+ * profile costs a table walk, not a symbol search, once sites are named.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "profiles.h"
+#include "sites.h"
+#include "symbolize.h"
+
+struct ctx {
+	const struct mw_snapshot *const *snaps;
+	int n;
+};
+
+static void where(void *opaque, int pid, uint64_t addr, struct mw_where *out)
+{
+	const struct ctx *c = opaque;
+
+	memset(out, 0, sizeof(*out));
+	out->build_id = "";
+	for (int i = 0; i < c->n; i++)
+		if (c->snaps[i]->pid == pid && c->snaps[i]->sites) {
+			symbolizer__where(c->snaps[i]->sites->sym, addr, out);
+			return;
+		}
+}
+
+/* The blocks of @s no site row holds. */
+static struct mw_pprof_sample rest(const struct mw_snapshot *s)
+{
+	struct mw_pprof_sample r = {
+		.pid = s->pid, .pseudo = MW_PPROF_UNATTRIBUTED,
+		.alloc_objects = (int64_t)s->c[MW_C_ALLOC_CALLS],
+		.alloc_space = (int64_t)s->c[MW_C_ALLOC_BYTES],
+		.inuse_objects = s->live_allocations,
+		.inuse_space = s->live_bytes,
+	};
+
+	for (size_t i = 0; i < s->sites->nrows; i++) {
+		const struct mw_site_row *row = &s->sites->rows[i];
+
+		r.alloc_objects -= (int64_t)row->allocs;
+		r.alloc_space -= (int64_t)row->alloc_bytes;
+		r.inuse_objects -= row->live_blocks;
+		r.inuse_space -= row->live_bytes;
+	}
+	return r;
+}
+
+int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid,
+		    uint8_t *out[MW_PPROF__KINDS], size_t len[MW_PPROF__KINDS])
+{
+	struct ctx c = { snaps, n };
+	struct mw_pprof_sample *v;
+	size_t nv = 0, cap = 0;
+	int64_t when = 0;
+	bool found = false;
+	int err;
+
+	for (int i = 0; i < n; i++)
+		if (snaps[i]->sites && (!pid || snaps[i]->pid == pid))
+			cap += snaps[i]->sites->nrows + 1;
+	v = calloc(cap ? cap : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const struct mw_snapshot *s = snaps[i];
+		struct mw_pprof_sample r;
+
+		if (!s->sites || (pid && s->pid != pid))
+			continue;
+		found = true;
+		if ((int64_t)s->when.tv_sec * 1000000000 + s->when.tv_nsec > when)
+			when = (int64_t)s->when.tv_sec * 1000000000 + s->when.tv_nsec;
+		for (size_t k = 0; k < s->sites->nrows; k++) {
+			const struct mw_site_row *row = &s->sites->rows[k];
+
+			v[nv++] = (struct mw_pprof_sample){
+				.pid = s->pid,
+				.addrs = row->nframes ? row->frames : &row->addr,
+				.naddrs = row->nframes ? (size_t)row->nframes : 1,
+				.alloc_objects = (int64_t)row->allocs,
+				.alloc_space = (int64_t)row->alloc_bytes,
+				.inuse_objects = row->live_blocks,
+				.inuse_space = row->live_bytes,
+			};
+		}
+		r = rest(s);
+		if (r.alloc_objects || r.alloc_space || r.inuse_objects || r.inuse_space)
+			v[nv++] = r;
+	}
+	err = found ? pprof__build(v, nv, when, where, &c, out, len) : -ENOENT;
+	free(v);
+	return err;
+}
