@@ -253,13 +253,19 @@ $(BUILD)/bench/pair_loop_cxx: tests/bench/pair_loop.c
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(CC) -O2 -g -Wall -DPAIR_CXX $< -Wl,--no-as-needed -lstdc++ -o $@
 
+# building the heap profiles (user/out/pprof.c) for N sites
+$(BUILD)/bench/pprof_build: tests/bench/pprof_build.c $(BUILD)/user/out/pprof.o $(BUILD)/profile.pb-c.o
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$(CC) $(CFLAGS) $^ -lprotobuf-c -lz -o $@
+
 # the peers the benchmark compares memwatch with
 BENCH_PKGS := bpftrace bpfcc-tools
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/pair_loop \
-		$(BUILD)/bench/pair_loop_unwind $(BUILD)/bench/pair_loop_cxx $(BUILD)/targets/prologues
+		$(BUILD)/bench/pair_loop_unwind $(BUILD)/bench/pair_loop_cxx $(BUILD)/targets/prologues \
+		$(BUILD)/bench/pprof_build
 	$(Q)bash tests/bench/run.sh
 
 clean:

@@ -28,7 +28,8 @@
 #
 # Then: cost against the number of live blocks (1K, 1M, 10M), 8 threads at
 # once, memwatch's memory per live block, what a structure function's
-# call costs in each way memwatch sees it, and memwatch's own CPU and RSS.
+# call costs in each way memwatch sees it, building the heap profiles for
+# 1,000 and 10,000 sites, and memwatch's own CPU and RSS.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -448,6 +449,13 @@ echo "  entry: --no-heap, the entry probe alone; ret: --delta ret in a C target"
 echo "  (a return probe); ret-unwinding: the same where the target maps an"
 echo "  unwinder (probes on its return instructions); heap-scope: heap mode,"
 echo "  the insert's scope known from its entry"
+
+# ------------------------------------------------------- heap profiles
+echo
+echo "heap profiles (pprof, both kinds) built from N sites, best and median of 5:"
+for n in 1000 10000; do
+	echo "  $(build/bench/pprof_build "$n" 5)"
+done
 
 # ------------------------------------------------------- memwatch itself
 echo
