@@ -106,7 +106,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, MW_MAX_SITES);
-	__type(key, __u64);		/* MW_BLOCK_KEY(slot, return address) */
+	__type(key, struct mw_site_key);
 	__type(value, struct mw_site);
 } sites SEC(".maps");
 
@@ -364,30 +364,35 @@ static __always_inline __u32 innermost_insert(struct mw_thread *t)
 
 /* ------------------------------------------------------- live-block table */
 
-/* The site entry for @ra, created if new; its key, or 0 if the site
- * table is full (counted: the block then belongs to no site). */
-static __always_inline __u64 site_key(__u32 slot, __u64 ra, __u64 stack)
+/* The site entry for @ra (and the structure @charge), created if new;
+ * its site key, or 0 if the site table is full (counted: the block then
+ * belongs to no site). */
+static __always_inline __u64 site_key(__u32 slot, __u64 ra, __u64 stack, __u32 charge)
 {
 	struct mw_site zero = {};
-	__u64 key = MW_BLOCK_KEY(slot, ra) | stack << MW_KEY_STACK_SHIFT;
+	struct mw_site_key key = {
+		.site = MW_BLOCK_KEY(slot, ra) | stack << MW_KEY_STACK_SHIFT,
+		.charge = charge,
+	};
 
 	if (!want_sites || !ra)
 		return 0;
 	if (bpf_map_lookup_elem(&sites, &key))
-		return key;
+		return key.site;
 	if (bpf_map_update_elem(&sites, &key, &zero, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&sites, &key)) {
 		count(slot, MW_C_LOST_SITES, 1);
 		return 0;
 	}
-	return key;
+	return key.site;
 }
 
-static __always_inline void site_add(__u64 key, __s64 bytes, __s64 blocks)
+static __always_inline void site_add(__u64 site, __u32 charge, __s64 bytes, __s64 blocks)
 {
+	struct mw_site_key key = { .site = site, .charge = charge };
 	struct mw_site *s;
 
-	if (!want_sites || !key || !(s = bpf_map_lookup_elem(&sites, &key)))
+	if (!want_sites || !site || !(s = bpf_map_lookup_elem(&sites, &key)))
 		return;
 	__sync_fetch_and_add(&s->live_bytes, bytes);
 	__sync_fetch_and_add(&s->live_blocks, blocks);
@@ -405,7 +410,7 @@ static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge,
 	count2(slot, MW_C_ALLOC_CALLS, 1, MW_C_ALLOC_BYTES, size);
 	if (charge && (ss = sstats(slot, charge - 1)))
 		ss->alloc_bytes += size;
-	site_add(site, (__s64)size, 1);
+	site_add(site, charge, (__s64)size, 1);
 }
 
 static __always_inline void block_gone(__u32 slot, struct mw_block *blk);
@@ -415,7 +420,7 @@ static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
 {
 	__u64 key = MW_BLOCK_KEY(slot, addr);
 	struct mw_block blk = { .size = size, .struct_id = charge,
-				.site = site_key(slot, ra, stack) };
+				.site = site_key(slot, ra, stack, charge) };
 	long err;
 
 	err = bpf_map_update_elem(&live, &key, &blk, BPF_NOEXIST);
@@ -444,7 +449,7 @@ static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
 	count2(slot, MW_C_FREE_CALLS, 1, MW_C_FREE_BYTES, blk->size);
 	if (blk->struct_id && (ss = sstats(slot, blk->struct_id - 1)))
 		ss->free_bytes += blk->size;
-	site_add(blk->site, -(__s64)blk->size, -1);
+	site_add(blk->site, blk->struct_id, -(__s64)blk->size, -1);
 }
 
 /* Takes @addr out of the table into @out; returns false if untracked. */

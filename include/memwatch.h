@@ -189,9 +189,17 @@ struct mw_block {
 /*
  * Allocation sites (with --top, --folded or -f table): the address the
  * outermost allocator call returns to, read from the stack at entry. Keyed
- * like blocks, MW_BLOCK_KEY(slot, return address); updated atomically.
+ * like blocks, MW_BLOCK_KEY(slot, return address) (with the stack id on
+ * top, with --stacks), and by the structure the blocks are charged to, so
+ * that a structure's profile is a filter, not a walk of the live blocks;
+ * updated atomically.
  */
 #define MW_MAX_SITES		16384
+struct mw_site_key {
+	__u64 site;		/* MW_BLOCK_KEY(slot, ra) | stack << MW_KEY_STACK_SHIFT */
+	__u32 charge;		/* structure id + 1, 0: none */
+	__u32 pad;
+};
 struct mw_site {
 	__s64 live_bytes;
 	__s64 live_blocks;

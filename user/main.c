@@ -329,59 +329,89 @@ static int reattach(struct mw_session *s, struct mw_watched *w)
 	return 0;
 }
 
+/* Serves the profiles, with the structures' names for ?struct=. */
+static int enable_profiles(struct mw_session *s)
+{
+	const char *names[MW_MAX_STRUCTS];
+
+	for (int i = 0; i < s->layout.nstructs && i < MW_MAX_STRUCTS; i++)
+		names[i] = s->layout.structs[i].name;
+	if (http__enable_profiles(s->http, names, s->layout.nstructs)) {
+		mw_err("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Adds the profiles of (@pid, @sid) to @v (room is made by the caller):
+ * a copy of @same's when given (the same samples), else built. */
+static int add_profile(struct mw_http_profile *v, int *n, const struct mw_snapshot *const *all,
+		       int nall, int pid, int sid, const struct mw_http_profile *same)
+{
+	struct mw_http_profile *p = &v[*n];
+	int err = 0;
+
+	*p = (struct mw_http_profile){ .pid = pid, .sid = sid };
+	if (same) {
+		for (int k = 0; k < MW_PPROF__KINDS && !err; k++) {
+			p->len[k] = same->len[k];
+			p->body[k] = malloc(same->len[k] ? same->len[k] : 1);
+			if (p->body[k])
+				memcpy(p->body[k], same->body[k], same->len[k]);
+			else
+				err = -ENOMEM;
+		}
+	} else {
+		err = profiles__build(all, nall, pid, sid, p->body, p->len);
+	}
+	if (err) {
+		free(p->body[0]);
+		free(p->body[1]);
+		return err == -ENOENT ? 0 : err;	/* no sites read yet */
+	}
+	(*n)++;
+	return 0;
+}
+
 /*
- * The heap profiles of every target together and of each, both kinds:
- * written to --pprof and served over HTTP. Built once for one target
- * (its own profile is the whole one). 0, or -1 after one message.
+ * The heap profiles of every target together and of each, of all blocks
+ * and of each structure's, both kinds: the whole one written to --pprof,
+ * all served over HTTP. With one target, its own are copies of the
+ * whole ones. 0, or -1 after one message.
  */
 static int write_profiles(struct mw_session *s, const struct mw_snapshot *const *all, int n)
 {
-	int pids[MW_MAX_TARGETS + 1], np = 0, err = 0;
-	uint8_t *prof[MW_MAX_TARGETS + 1][MW_PPROF__KINDS] = { { 0 } };
-	size_t len[MW_MAX_TARGETS + 1][MW_PPROF__KINDS] = { { 0 } };
-	uint8_t *heap[MW_MAX_TARGETS + 1], *allocs[MW_MAX_TARGETS + 1];
-	size_t hlen[MW_MAX_TARGETS + 1], alen[MW_MAX_TARGETS + 1];
+	int nstructs = s->http ? s->layout.nstructs : 0, np = 0, err = 0;
+	size_t cap = (size_t)(n + 1) * (size_t)(nstructs + 1);
+	struct mw_http_profile *v = calloc(cap, sizeof(*v));
 
-	for (int i = -1; i < n && !err; i++) {
-		pids[np] = i < 0 ? 0 : all[i]->pid;
-		if (i == 0 && n == 1 && np == 1) {	/* the same samples */
-			for (int k = 0; k < MW_PPROF__KINDS && !err; k++) {
-				len[1][k] = len[0][k];
-				prof[1][k] = malloc(len[0][k] ? len[0][k] : 1);
-				if (prof[1][k])
-					memcpy(prof[1][k], prof[0][k], len[0][k]);
-				else
-					err = -ENOMEM;
-			}
-		} else {
-			err = profiles__build(all, n, pids[np], prof[np], len[np]);
-		}
-		if (err == -ENOENT) {	/* no sites read yet (the first sample) */
-			err = 0;
-			continue;
-		}
-		np++;
+	if (!v) {
+		mw_err("out of memory");
+		return -1;
 	}
-	if (!err && np && s->opts.pprof &&
-	    (err = atomicfile__replace(s->opts.pprof, (const char *)prof[0][MW_PPROF_HEAP],
-				       len[0][MW_PPROF_HEAP]))) {
-		mw_err("cannot write %s: %s", s->opts.pprof, strerror(-err));
-	} else if (err) {
+	for (int sid = -1; sid < (s->http ? nstructs : 0) && !err; sid++) {
+		int whole = np;
+
+		err = add_profile(v, &np, all, n, 0, sid, NULL);
+		for (int i = 0; i < n && s->http && !err; i++)
+			err = add_profile(v, &np, all, n, all[i]->pid, sid,
+					  n == 1 && np > whole ? &v[whole] : NULL);
+	}
+	if (err)
 		mw_err("cannot build the heap profiles: %s", strerror(-err));
-	}
+	if (!err && np && s->opts.pprof &&
+	    (err = atomicfile__replace(s->opts.pprof, (const char *)v[0].body[MW_PPROF_HEAP],
+				       v[0].len[MW_PPROF_HEAP])))
+		mw_err("cannot write %s: %s", s->opts.pprof, strerror(-err));
 	if (!err && s->http) {
-		for (int i = 0; i < np; i++) {
-			heap[i] = prof[i][MW_PPROF_HEAP];
-			allocs[i] = prof[i][MW_PPROF_ALLOCS];
-			hlen[i] = len[i][MW_PPROF_HEAP];
-			alen[i] = len[i][MW_PPROF_ALLOCS];
-		}
-		http__publish_profiles(s->http, np, pids, heap, hlen, allocs, alen);
-		return 0;	/* taken over */
+		http__publish_profiles(s->http, v, np);	/* taken over */
+		return 0;
 	}
-	for (int i = 0; i < MW_MAX_TARGETS + 1; i++)
-		for (int k = 0; k < MW_PPROF__KINDS; k++)
-			free(prof[i][k]);
+	for (int i = 0; i < np; i++) {
+		free(v[i].body[0]);
+		free(v[i].body[1]);
+	}
+	free(v);
 	return err ? -1 : 0;
 }
 
@@ -653,8 +683,8 @@ int main(int argc, char **argv)
 		goto cleanup;
 	if (s.opts.listen && http__start(&s.http, s.opts.listen))
 		goto cleanup;
-	if (s.http && s.layout.sites)
-		http__enable_profiles(s.http);
+	if (s.http && s.layout.sites && enable_profiles(&s))
+		goto cleanup;
 	if (s.http && emit_http_first(&s))
 		goto cleanup;
 	if (feed__start(&s.feed))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_http.c - libFuzzer harness for the /metrics endpoint. One server
+ * fuzz_http.c - libFuzzer harness for the /metrics and /debug/pprof
+ * endpoints (their ?pid= and ?struct= queries included). One server
  * (http__start on a free loopback port) runs for the whole session; each
  * input is sent as the raw bytes of one client connection, and the reply
  * read to EOF (2 s at most). The input is also parsed as a --listen spec,
@@ -68,6 +69,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	static const char om[] =
 		"# TYPE memwatch_heap_live_bytes gauge\n"
 		"memwatch_heap_live_bytes{pid=\"1\"} 4096\n# EOF\n";
+	static const char *const structs[] = { "table", "index" };
+	struct mw_http_profile *profs;
 	char spec[32];
 	FILE *quiet;
 	int port;
@@ -90,6 +93,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	server_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (http__publish(server, prom, sizeof(prom) - 1, om, sizeof(om) - 1))
 		abort();
+	/* heap profiles too, so that ?pid= and ?struct= queries are parsed:
+	 * the whole one and pid 1's, of all blocks and of structure "table" */
+	if (http__enable_profiles(server, structs, 2))
+		abort();
+	profs = calloc(4, sizeof(*profs));
+	if (!profs)
+		abort();
+	for (int i = 0; i < 4; i++) {
+		profs[i] = (struct mw_http_profile){ .pid = i & 1, .sid = i < 2 ? -1 : 0 };
+		for (int k = 0; k < 2; k++) {
+			profs[i].body[k] = (uint8_t *)strdup("\x1f\x8b profile");
+			profs[i].len[k] = 10;
+		}
+	}
+	http__publish_profiles(server, profs, 4);
 	/* from here on, mw_err's lines (stdio stderr) go nowhere; fd 2 stays,
 	 * for sanitizer reports and libFuzzer's own output */
 	quiet = fopen("/dev/null", "we");

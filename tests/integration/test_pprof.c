@@ -163,3 +163,44 @@ Test(pprof, no_site_tracking__404_names_the_option, .timeout = 60)
 		  "one line naming the option: [%s]", body);
 	stop(&r);
 }
+
+/* ?struct=NAME: the sites holding one structure's bytes; its total is
+ * the feed's NAME_bytes (struct_script: two structures, four threads) */
+Test(pprof, struct_profile__totals_equal_the_structures_bytes, .timeout = 120)
+{
+	static const char *const script[] = { TARGET("struct_script"), "100", NULL };
+	char dir[] = "/tmp/memwatch-pprof-XXXXXX", path[256], file[256], hdr[2048], port[16];
+	struct session s;
+	int p = free_port();
+
+	cr_assert(mkdtemp(dir), "temp dir");
+	snprintf(port, sizeof(port), "%d", p);
+	const char *extra[] = { "--top", "5", "-l", port,
+				"--struct", "table", "--insert", "table_insert", "--delta", "ret",
+				"--remove", "table_remove", "--delta", "ret",
+				"--struct", "index", "--insert", "index_add",
+				"--insert", "index_add_batch", "--delta", "arg2",
+				"--remove", "index_del", NULL };
+	session_start_target(&s, script, extra);
+	session_command(&s, "run\n");
+	session_settle(&s);
+	session_settle(&s);
+	cr_assert_gt(session_int(&s, "table_bytes"), 0, "the table holds bytes");
+	cr_assert_gt(session_int(&s, "index_bytes"), 0, "the index holds bytes");
+	snprintf(file, sizeof(file), "%s/table.pb.gz", dir);
+	cr_assert_eq(fetch(p, "/debug/pprof/heap?struct=table", file, hdr, sizeof(hdr)), 200, "%s", hdr);
+	cr_expect_eq(top_value(file, "inuse_space", NULL), session_int(&s, "table_bytes"),
+		     "the table's profile totals table_bytes");
+	cr_expect(top_value(file, "inuse_space", "table_insert") > 0,
+		  "table_insert's site holds the table's bytes");
+	snprintf(file, sizeof(file), "%s/index.pb.gz", dir);
+	snprintf(path, sizeof(path), "/debug/pprof/heap?pid=%d&struct=index", (int)s.target.pid);
+	cr_assert_eq(fetch(p, path, file, hdr, sizeof(hdr)), 200, "%s", hdr);
+	cr_expect_eq(top_value(file, "inuse_space", NULL), session_int(&s, "index_bytes"),
+		     "the index's profile totals index_bytes");
+	cr_expect_eq(fetch(p, "/debug/pprof/heap?struct=nosuch", file, hdr, sizeof(hdr)), 404);
+	cr_expect_eq(fetch(p, "/debug/pprof/heap?struct=", file, hdr, sizeof(hdr)), 400);
+	session_stop(&s);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	cr_expect_eq(system(path), 0);
+}

@@ -126,8 +126,8 @@ static struct mw_snapshot distinct_snapshot(void)
 	s.live_allocations = 777002;
 	s.rss_bytes = 8192000;
 	s.nstructs = 2;
-	s.s[0] = (struct mw_struct_sample){ 501, 502, 503, 504, 505 };
-	s.s[1] = (struct mw_struct_sample){ -601, 602, 603, 604, 605 };
+	s.s[0] = (struct mw_struct_sample){ 501, 502, 503, 504, 505, 506 };
+	s.s[1] = (struct mw_struct_sample){ -601, 602, 603, 604, 605, 606 };
 	return s;
 }
 

@@ -58,8 +58,8 @@ static void snapshots(struct mw_snapshot *s, int step)
 		s[t].rss_bytes = 4096ull * (1000 + t);
 		s[t].probes_single_stepped = 2u - (unsigned)t;	/* 2, then 1 */
 		s[t].nstructs = 2;
-		s[t].s[0] = (struct mw_struct_sample){ 500 + step, 77777 + step, (500 + step) * 64, 600, 100 };
-		s[t].s[1] = (struct mw_struct_sample){ -3 - t, 4064, 0, 222, 128 + step };
+		s[t].s[0] = (struct mw_struct_sample){ 500 + step, 77777 + step, (500 + step) * 64, 600, 100, 90000 };
+		s[t].s[1] = (struct mw_struct_sample){ -3 - t, 4064, 0, 222, 128 + step, 4064 };
 	}
 	s[0].sites = &sites;
 	s[0].has_glibc = true;

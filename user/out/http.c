@@ -22,21 +22,11 @@
 #include "expo.h"
 #include "http.h"
 #include "log.h"
-#include "memwatch.h"
 #include "pprof.h"
 
 #define MW_HTTP_CONNECTIONS	256	/* at once; more wait in the backlog */
 #define MW_HTTP_TIMEOUT_S	10	/* idle or stalled client */
 #define MW_HTTP_REQUEST_BYTES	16384	/* request line and headers */
-
-#define MW_HTTP_PROFILES	(MW_MAX_TARGETS + 1)	/* each target, and all */
-
-/* One target's (pid 0: every target's) latest profiles, gzipped. */
-struct profile {
-	int pid;
-	uint8_t *body[2];	/* enum mw_pprof_kind */
-	size_t len[2];
-};
 
 struct mw_http {
 	struct MHD_Daemon *daemon;
@@ -45,7 +35,9 @@ struct mw_http {
 	char *body[2];		/* enum mw_expo: the latest exposition */
 	size_t len[2];
 	bool profiles_on;
-	struct profile prof[MW_HTTP_PROFILES];
+	char **structs;		/* ?struct= names, by structure id */
+	int nstructs;
+	struct mw_http_profile *prof;	/* the latest, by pid and structure */
 	int nprof;
 };
 
@@ -143,8 +135,9 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const cha
 	return respond(c, status, "text/plain", line, strlen(line), NULL);
 }
 
-/* GET /debug/pprof/heap or /allocs [?pid=N]: as Go's handlers serve them,
- * gzipped already, application/octet-stream, no Content-Encoding. */
+/* GET /debug/pprof/heap or /allocs [?pid=N][&struct=NAME]: as Go's
+ * handlers serve them, gzipped already, application/octet-stream, no
+ * Content-Encoding. */
 static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c,
 				     enum mw_pprof_kind kind)
 {
@@ -152,6 +145,7 @@ static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c
 	const char *st = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "struct");
 	enum MHD_Result ret;
 	long pid = 0;
+	int sid = -1;
 	char *end;
 
 	if (!h->profiles_on)
@@ -163,15 +157,20 @@ static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c
 		if (!*q || *end || errno || pid < 1 || pid > 0x7fffffff)
 			return text(c, MHD_HTTP_BAD_REQUEST, "memwatch: ?pid= takes a process id\n");
 	}
-	if (st)
-		return text(c, MHD_HTTP_NOT_FOUND,
-			    "memwatch: per-structure profiles (?struct=) are not served yet\n");
+	if (st) {
+		if (!*st)
+			return text(c, MHD_HTTP_BAD_REQUEST, "memwatch: ?struct= takes a structure's name\n");
+		for (int i = 0; i < h->nstructs && sid < 0; i++)
+			if (!strcmp(h->structs[i], st))
+				sid = i;
+		if (sid < 0)
+			return text(c, MHD_HTTP_NOT_FOUND, "memwatch: no such structure (see --struct)\n");
+	}
 	pthread_mutex_lock(&h->lock);
-	ret = MHD_NO;
 	for (int i = 0; i < h->nprof; i++) {
-		const struct profile *p = &h->prof[i];
+		const struct mw_http_profile *p = &h->prof[i];
 
-		if (p->pid != (int)pid)
+		if (p->pid != (int)pid || p->sid != sid)
 			continue;
 		ret = respond(c, MHD_HTTP_OK, "application/octet-stream",
 			      (const char *)p->body[kind], p->len[kind], NULL);
@@ -288,40 +287,48 @@ int http__publish(struct mw_http *h, const char *prom, size_t prom_len,
 	return 0;
 }
 
-void http__enable_profiles(struct mw_http *h)
+int http__enable_profiles(struct mw_http *h, const char *const *names, int n)
 {
+	char **v = calloc(n ? (size_t)n : 1, sizeof(*v));
+
+	for (int i = 0; v && i < n; i++)
+		if (!(v[i] = strdup(names[i]))) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			v = NULL;
+		}
+	if (!v)
+		return -ENOMEM;
 	pthread_mutex_lock(&h->lock);
+	h->structs = v;
+	h->nstructs = n;
 	h->profiles_on = true;
 	pthread_mutex_unlock(&h->lock);
+	return 0;
 }
 
-static void free_profiles(struct profile *p, int n)
+static void free_profiles(struct mw_http_profile *p, int n)
 {
 	for (int i = 0; i < n; i++) {
 		free(p[i].body[0]);
 		free(p[i].body[1]);
 	}
+	free(p);
 }
 
-int http__publish_profiles(struct mw_http *h, int n, const int *pids, uint8_t **heap,
-			   const size_t *heap_len, uint8_t **allocs, const size_t *allocs_len)
+void http__publish_profiles(struct mw_http *h, struct mw_http_profile *v, int n)
 {
-	struct profile old[MW_HTTP_PROFILES];
+	struct mw_http_profile *old;
 	int nold;
 
-	if (n > MW_HTTP_PROFILES)
-		n = MW_HTTP_PROFILES;
 	pthread_mutex_lock(&h->lock);
+	old = h->prof;
 	nold = h->nprof;
-	memcpy(old, h->prof, sizeof(old));
-	for (int i = 0; i < n; i++) {
-		h->prof[i] = (struct profile){ pids[i], { heap[i], allocs[i] },
-					       { heap_len[i], allocs_len[i] } };
-	}
+	h->prof = v;
 	h->nprof = n;
 	pthread_mutex_unlock(&h->lock);
 	free_profiles(old, nold);
-	return 0;
 }
 
 void http__stop(struct mw_http *h)
@@ -333,6 +340,9 @@ void http__stop(struct mw_http *h)
 	free(h->body[0]);
 	free(h->body[1]);
 	free_profiles(h->prof, h->nprof);
+	for (int i = 0; i < h->nstructs; i++)
+		free(h->structs[i]);
+	free(h->structs);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }

@@ -23,14 +23,22 @@ int http__start(struct mw_http **out, const char *spec);
 /* Replaces the exposition served, in both formats (copied). */
 int http__publish(struct mw_http *h, const char *prom, size_t prom_len,
 		  const char *om, size_t om_len);
+/* One set of heap profiles: target @pid's (0: every target's), of the
+ * blocks charged to structure @sid (-1: all), gzipped, by kind (enum
+ * mw_pprof_kind). */
+struct mw_http_profile {
+	int pid, sid;
+	uint8_t *body[2];
+	size_t len[2];
+};
+
 /* Heap profiles (/debug/pprof/heap and /allocs) are served: site
- * tracking is on. Until then those paths answer 404 with the option. */
-void http__enable_profiles(struct mw_http *h);
-/* Replaces the profiles served, both kinds: @pids[i]'s (0: every
- * target's) heap profile in @heap[i], allocs in @allocs[i], gzipped; the
- * buffers are taken over (freed by the server). */
-int http__publish_profiles(struct mw_http *h, int n, const int *pids, uint8_t **heap,
-			   const size_t *heap_len, uint8_t **allocs, const size_t *allocs_len);
+ * tracking is on; ?struct= takes one of the @n names (copied). Until
+ * then those paths answer 404 with the option. 0 or -ENOMEM. */
+int http__enable_profiles(struct mw_http *h, const char *const *names, int n);
+/* Replaces the profiles served by @n of @v, whose buffers the server
+ * takes over (and @v itself, malloc'd). */
+void http__publish_profiles(struct mw_http *h, struct mw_http_profile *v, int n);
 void http__stop(struct mw_http *h);
 
 #endif

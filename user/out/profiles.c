@@ -29,6 +29,27 @@ static void where(void *opaque, int pid, uint64_t addr, struct mw_where *out)
 		}
 }
 
+/* The blocks of structure @id in @s that no site holds: its charged
+ * bytes (objects are not counted per structure, so they stay 0). */
+static struct mw_pprof_sample struct_rest(const struct mw_snapshot *s, int id)
+{
+	struct mw_pprof_sample r = {
+		.pid = s->pid, .pseudo = MW_PPROF_UNATTRIBUTED,
+		.alloc_space = (int64_t)s->s[id].alloc_bytes,
+		.inuse_space = s->s[id].bytes,
+	};
+
+	for (size_t i = 0; i < s->sites->nparts; i++) {
+		const struct mw_site_part *p = &s->sites->parts[i];
+
+		if (p->charge != (uint32_t)id + 1)
+			continue;
+		r.alloc_space -= (int64_t)p->alloc_bytes;
+		r.inuse_space -= p->live_bytes;
+	}
+	return r;
+}
+
 /* The blocks of @s no site row holds. */
 static struct mw_pprof_sample rest(const struct mw_snapshot *s)
 {
@@ -51,7 +72,7 @@ static struct mw_pprof_sample rest(const struct mw_snapshot *s)
 	return r;
 }
 
-int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid,
+int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid, int id,
 		    uint8_t *out[MW_PPROF__KINDS], size_t len[MW_PPROF__KINDS])
 {
 	struct ctx c = { snaps, n };
@@ -63,7 +84,7 @@ int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid,
 
 	for (int i = 0; i < n; i++)
 		if (snaps[i]->sites && (!pid || snaps[i]->pid == pid))
-			cap += snaps[i]->sites->nrows + 1;
+			cap += snaps[i]->sites->nrows + snaps[i]->sites->nparts + 1;
 	v = calloc(cap ? cap : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -76,7 +97,24 @@ int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid,
 		found = true;
 		if ((int64_t)s->when.tv_sec * 1000000000 + s->when.tv_nsec > when)
 			when = (int64_t)s->when.tv_sec * 1000000000 + s->when.tv_nsec;
-		for (size_t k = 0; k < s->sites->nrows; k++) {
+		if (id >= 0) {
+			for (size_t k = 0; k < s->sites->nparts; k++) {
+				const struct mw_site_part *p = &s->sites->parts[k];
+
+				if (p->charge != (uint32_t)id + 1)
+					continue;
+				v[nv++] = (struct mw_pprof_sample){
+					.pid = s->pid,
+					.addrs = p->nframes ? p->frames : &p->addr,
+					.naddrs = p->nframes ? (size_t)p->nframes : 1,
+					.alloc_objects = (int64_t)p->allocs,
+					.alloc_space = (int64_t)p->alloc_bytes,
+					.inuse_objects = p->live_blocks,
+					.inuse_space = p->live_bytes,
+				};
+			}
+		}
+		for (size_t k = 0; id < 0 && k < s->sites->nrows; k++) {
 			const struct mw_site_row *row = &s->sites->rows[k];
 
 			v[nv++] = (struct mw_pprof_sample){
@@ -89,7 +127,7 @@ int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid,
 				.inuse_space = row->live_bytes,
 			};
 		}
-		r = rest(s);
+		r = id >= 0 ? struct_rest(s, id) : rest(s);
 		if (r.alloc_objects || r.alloc_space || r.inuse_objects || r.inuse_space)
 			v[nv++] = r;
 	}

@@ -18,8 +18,10 @@
 #define MW_PPROF_UNATTRIBUTED "[unattributed]"
 
 /* The profiles (each kind) of @n snapshots' sites, only target @pid's if
- * not 0. 0, -ENOENT if @pid is not among them, or -ENOMEM. */
-int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid,
+ * not 0, only the blocks charged to structure @id if not -1 (its
+ * "[unattributed]" sample: charged bytes no site holds). 0, -ENOENT if
+ * @pid is not among them, or -ENOMEM. */
+int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid, int id,
 		    uint8_t *out[MW_PPROF__KINDS], size_t len[MW_PPROF__KINDS]);
 
 #endif

@@ -89,6 +89,7 @@ static int read_struct(struct mw_sampler *s, uint32_t slot, int id,
 		o->remove_calls += v[cpu].remove_calls;
 	}
 	o->bytes = (int64_t)(alloc - freed);
+	o->alloc_bytes = alloc;
 	o->estimated_bytes = o->elements * (int64_t)size;
 	return 0;
 }

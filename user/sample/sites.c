@@ -33,6 +33,9 @@ static void free_rows(struct mw_sites *s)
 	free(s->rows);
 	s->rows = NULL;
 	s->nrows = 0;
+	free(s->parts);
+	s->parts = NULL;
+	s->nparts = 0;
 }
 
 void sites__free(struct mw_sites *s)
@@ -219,30 +222,57 @@ static int read_stack(struct mw_sites *s, struct memwatch_bpf *skel, struct mw_s
 	return n;
 }
 
+struct site_entry {
+	struct mw_site_key key;
+	struct mw_site val;
+};
+
+static int by_site_key(const void *a, const void *b)
+{
+	const struct site_entry *x = a, *y = b;
+
+	if (x->key.site != y->key.site)
+		return x->key.site < y->key.site ? -1 : 1;
+	return (x->key.charge > y->key.charge) - (x->key.charge < y->key.charge);
+}
+
+/* Reads the sites map: one row a site (and stack), summed over the
+ * structures its blocks are charged to, which are kept as parts. */
 static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t slot)
 {
 	struct mw_site *vals = NULL;
-	__u64 *keys = NULL;
-	size_t n, m = 0, nstacks = 0, nshort = 0;
+	struct mw_site_key *keys = NULL;
+	struct site_entry *e = NULL;
+	size_t n, m = 0, ne = 0, nstacks = 0, nshort = 0;
 	int err;
 
 	err = read_all(bpf_map__fd(skel->maps.sites), sizeof(*keys), sizeof(*vals),
 		       (void **)&keys, (void **)&vals, &n);
 	free_rows(s);
-	s->rows = err ? NULL : calloc(n ? n : 1, sizeof(*s->rows));
-	if (!err && !s->rows)
-		err = -ENOMEM;
-	for (size_t i = 0; !err && i < n; i++) {
+	if (!err) {
+		e = calloc(n ? n : 1, sizeof(*e));
+		s->rows = calloc(n ? n : 1, sizeof(*s->rows));
+		s->parts = calloc(n ? n : 1, sizeof(*s->parts));
+		if (!e || !s->rows || !s->parts)
+			err = -ENOMEM;
+	}
+	for (size_t i = 0; !err && i < n; i++)
+		if (MW_BLOCK_KEY_SLOT(keys[i].site) == slot)
+			e[ne++] = (struct site_entry){ keys[i], vals[i] };
+	if (ne)
+		qsort(e, ne, sizeof(*e), by_site_key);
+	for (size_t i = 0; !err && i < ne; ) {
 		struct mw_site_row *r = &s->rows[m];
+		size_t first = i;
 
-		if (MW_BLOCK_KEY_SLOT(keys[i]) != slot)
-			continue;
-		r->addr = MW_KEY_ADDR(keys[i]);
-		r->stack = MW_KEY_STACK(keys[i]);
-		r->live_bytes = vals[i].live_bytes;
-		r->live_blocks = vals[i].live_blocks;
-		r->allocs = vals[i].allocs;
-		r->alloc_bytes = vals[i].alloc_bytes;
+		r->addr = MW_KEY_ADDR(e[i].key.site);
+		r->stack = MW_KEY_STACK(e[i].key.site);
+		for (; i < ne && e[i].key.site == e[first].key.site; i++) {
+			r->live_bytes += e[i].val.live_bytes;
+			r->live_blocks += e[i].val.live_blocks;
+			r->allocs += e[i].val.allocs;
+			r->alloc_bytes += e[i].val.alloc_bytes;
+		}
 		r->name = symbolizer__name(s->sym, r->addr);
 		r->frame = symbolizer__frame(s->sym, r->addr);
 		if (r->stack) {
@@ -256,11 +286,22 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 			nstacks++;
 			nshort += depth <= 2;
 		}
+		for (size_t k = first; k < i; k++)
+			if (e[k].key.charge)
+				s->parts[s->nparts++] = (struct mw_site_part){
+					.charge = e[k].key.charge, .addr = r->addr,
+					.frames = r->frames, .nframes = r->nframes,
+					.live_bytes = e[k].val.live_bytes,
+					.live_blocks = e[k].val.live_blocks,
+					.allocs = e[k].val.allocs,
+					.alloc_bytes = e[k].val.alloc_bytes,
+				};
 		m++;
 	}
 	s->nrows = m;
 	s->short_stacks = nstacks && nshort * 2 > nstacks;
 	sites__rank(s);
+	free(e);
 	free(keys);
 	free(vals);
 	return err;

@@ -33,6 +33,16 @@ struct mw_site_row {
 	char *label;		/* --stacks: name with "#stack", owned */
 };
 
+/* A site's blocks charged to one structure (the rows sum these). */
+struct mw_site_part {
+	uint32_t charge;	/* structure id + 1 */
+	uint64_t addr;
+	const uint64_t *frames;	/* the row's, leaf first; NULL: addr alone */
+	int nframes;
+	int64_t live_bytes, live_blocks;
+	uint64_t allocs, alloc_bytes;
+};
+
 struct mw_insert_row {
 	uint64_t addr;
 	int struct_id;
@@ -52,6 +62,8 @@ struct mw_sites {
 	int leak_intervals;	/* K */
 	struct mw_site_row *rows;	/* every site with blocks, most live bytes first */
 	size_t nrows;
+	struct mw_site_part *parts;	/* the rows' blocks charged to structures */
+	size_t nparts;
 	struct mw_insert_row *ins;	/* structure insert call sites, most calls first */
 	size_t nins;
 	size_t suspects;

@@ -20,6 +20,7 @@ struct mw_struct_sample {
 	int64_t bytes;		/* charged bytes still live */
 	int64_t estimated_bytes;	/* elements * --size */
 	uint64_t insert_calls, remove_calls;
+	uint64_t alloc_bytes;	/* bytes ever charged (profiles) */
 };
 
 struct mw_snapshot {
