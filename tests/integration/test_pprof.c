@@ -138,6 +138,13 @@ Test(pprof, heap_profile__go_tool_pprof_reads_exact_bytes, .timeout = 120)
 	cr_expect_eq(fetch(r.port, "/debug/pprof/heap?pid=x1", path, hdr, sizeof(hdr)), 400);
 	cr_expect_eq(fetch(r.port, "/debug/pprof/heap?pid=1", path, hdr, sizeof(hdr)), 404);
 
+	/* the landing page links the profiles */
+	snprintf(path, sizeof(path), "%s/index.html", r.dir);
+	cr_expect_eq(fetch(r.port, "/", path, hdr, sizeof(hdr)), 200);
+	snprintf(path, sizeof(path), "grep -c 'href=\"/debug/pprof/heap\"\\|href=\"/debug/pprof/allocs\"' %s/index.html", r.dir);
+	cr_expect_eq(run_capture(path, raw, sizeof(raw)), 0, "links on /: %s", raw);
+	cr_expect_eq(atoi(raw), 1, "one line with both links: %s", raw);
+
 	/* --pprof PATH: the same profile, rewritten each interval */
 	cr_expect_eq(top_value(r.file, "inuse_space", "make_buffers"),
 		     reply_int(r.reply, "make_buffers"), "--pprof file (%s)", r.reply);
@@ -203,4 +210,43 @@ Test(pprof, struct_profile__totals_equal_the_structures_bytes, .timeout = 120)
 	session_stop(&s);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	cr_expect_eq(system(path), 0);
+}
+
+/* --stacks: one sample a stack, leaf first; pprof sees the callers */
+Test(pprof, stacks__samples_carry_the_callers, .timeout = 120)
+{
+	static const char *const fp[] = { TARGET("sites_target_fp"), NULL };
+	char dir[] = "/tmp/memwatch-pprof-XXXXXX", file[256], hdr[2048], port[16], cmd[512];
+	static char out[1 << 16];
+	struct session s;
+	int p = free_port();
+	char *reply, flat[16];
+	long long cum = -1;
+
+	cr_assert(mkdtemp(dir), "temp dir");
+	snprintf(port, sizeof(port), "%d", p);
+	const char *extra[] = { "--stacks", "-l", port, NULL };
+	session_start_target(&s, fp, extra);
+	reply = session_command(&s, "run\n");
+	session_settle(&s);
+	session_settle(&s);
+	snprintf(file, sizeof(file), "%s/heap.pb.gz", dir);
+	cr_assert_eq(fetch(p, "/debug/pprof/heap", file, hdr, sizeof(hdr)), 200, "%s", hdr);
+	cr_expect_eq(top_value(file, "inuse_space", "make_buffers"),
+		     reply_int(reply, "make_buffers"), "the leaf keeps its bytes (%s)", reply);
+	cr_expect_eq(top_value(file, "inuse_space", NULL), session_int(&s, "heap_live_bytes"),
+		     "inuse_space total = heap_live_bytes");
+	/* worker (the thread function) holds make_buffers' and grow_cache's
+	 * bytes cumulatively, none flat */
+	snprintf(cmd, sizeof(cmd),
+		 "go tool pprof -top -cum -sample_index=inuse_space -unit=B %s 2>&1 | grep ' worker$'",
+		 file);
+	cr_expect_eq(run_capture(cmd, out, sizeof(out)), 0, "worker is in the stacks: %s", out);
+	cr_expect_eq(sscanf(out, " %15s %*s %*s %lld", flat, &cum), 2, "a -top line: [%s]", out);
+	cr_expect(!strcmp(flat, "0") || !strcmp(flat, "0B"), "worker holds nothing itself: [%s]", out);
+	cr_expect_eq(cum, reply_int(reply, "make_buffers") + reply_int(reply, "grow_cache"),
+		     "worker's callees' bytes, cumulatively: [%s] (%s)", out, reply);
+	session_stop(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
 }
