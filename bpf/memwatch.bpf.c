@@ -270,19 +270,13 @@ static __always_inline __s64 as_count(__u64 reg)
 
 /* ------------------------------------------------------ structure scopes */
 
-/*
- * A scope is the call of a structure function, recorded at its entry with
- * the stack slot of its return address (the stack pointer at entry) and
- * the address found there. It is open for an event at stack pointer @sp
- * while the thread runs at or below that slot and the slot still holds
- * that address: the call has not returned. At the slot itself with the
- * address still there is a tail call out of the function (its callee
- * returns for it). Once the call returns, the slot is the caller's: its
- * next call of anything writes another return address there, and any
- * probe that runs at or above the slot ends the scope. A scope with a
- * return probe has the kernel's trampoline in its slot instead (the
- * start of the [uprobes] mapping).
- */
+/* The kernel's return trampoline in this process: the start of its
+ * [uprobes] mapping (0 before any return probe ran). */
+static __always_inline __u64 trampoline(void)
+{
+	return BPF_CORE_READ(bpf_get_current_task_btf(), mm, uprobes_state.xol_area, vaddr);
+}
+
 /*
  * Another return probe on the same function (another tool's, or another
  * memwatch's: the kernel prepares a return for every return consumer of
@@ -305,23 +299,38 @@ static __always_inline bool held_by_trampoline(__u64 slot, __u64 ra)
 	return false;
 }
 
+/*
+ * A scope is the call of a structure function, recorded at its entry with
+ * the stack slot of its return address (the stack pointer at entry) and
+ * the address found there. It is open for an event at stack pointer @sp
+ * while the thread runs at or below that slot and the slot still holds
+ * that address: the call has not returned. At the slot itself with the
+ * address still there is a tail call out of the function (its callee
+ * returns for it). Once the call returns, the slot is the caller's: its
+ * next call of anything writes another return address there, and any
+ * probe that runs at or above the slot ends the scope. A scope with a
+ * return probe has the kernel's trampoline in its slot instead (the
+ * start of the [uprobes] mapping).
+ */
 static __always_inline bool scope_open(const struct mw_scope *s, __u64 sp)
 {
 	__u64 v = 0, ra = s->ra, tramp;
 
 	if (sp > s->sp)
 		return false;
-	tramp = BPF_CORE_READ(bpf_get_current_task_btf(), mm, uprobes_state.xol_area, vaddr);
 	if (s->cookie & MW_SF_RETPROBE) {
 		if (sp < s->sp)
 			return true;
-		ra = tramp;
+		ra = trampoline();
 	}
 	if (bpf_probe_read_user(&v, sizeof(v), (void *)s->sp))
 		return false;
 	if (v == ra)
-		return true;
-	return v == tramp && tramp && held_by_trampoline(s->sp, ra);
+		return true;	/* the common case: no trampoline read */
+	if (s->cookie & MW_SF_RETPROBE)
+		return false;
+	tramp = trampoline();
+	return tramp && v == tramp && held_by_trampoline(s->sp, ra);
 }
 
 /* A scope that waits for its return value and ended without it: lost. */

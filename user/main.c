@@ -389,7 +389,7 @@ static int write_profiles(struct mw_session *s, const struct mw_snapshot *const 
 		mw_err("out of memory");
 		return -1;
 	}
-	for (int sid = -1; sid < (s->http ? nstructs : 0) && !err; sid++) {
+	for (int sid = -1; sid < nstructs && !err; sid++) {
 		int whole = np;
 
 		err = add_profile(v, &np, all, n, 0, sid, NULL);

@@ -29,6 +29,22 @@ static void where(void *opaque, int pid, uint64_t addr, struct mw_where *out)
 		}
 }
 
+/* One site's (or stack's, leaf first in @frames) sample. */
+static struct mw_pprof_sample sample_of(int pid, const uint64_t *addr, const uint64_t *frames,
+					int nframes, uint64_t allocs, uint64_t alloc_bytes,
+					int64_t live_blocks, int64_t live_bytes)
+{
+	return (struct mw_pprof_sample){
+		.pid = pid,
+		.addrs = nframes ? frames : addr,
+		.naddrs = nframes ? (size_t)nframes : 1,
+		.alloc_objects = (int64_t)allocs,
+		.alloc_space = (int64_t)alloc_bytes,
+		.inuse_objects = live_blocks,
+		.inuse_space = live_bytes,
+	};
+}
+
 /* The blocks of structure @id in @s that no site holds: its charged
  * bytes (objects are not counted per structure, so they stay 0). */
 static struct mw_pprof_sample struct_rest(const struct mw_snapshot *s, int id)
@@ -103,29 +119,17 @@ int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid, int 
 
 				if (p->charge != (uint32_t)id + 1)
 					continue;
-				v[nv++] = (struct mw_pprof_sample){
-					.pid = s->pid,
-					.addrs = p->nframes ? p->frames : &p->addr,
-					.naddrs = p->nframes ? (size_t)p->nframes : 1,
-					.alloc_objects = (int64_t)p->allocs,
-					.alloc_space = (int64_t)p->alloc_bytes,
-					.inuse_objects = p->live_blocks,
-					.inuse_space = p->live_bytes,
-				};
+				v[nv++] = sample_of(s->pid, &p->addr, p->frames, p->nframes,
+						    p->allocs, p->alloc_bytes, p->live_blocks,
+						    p->live_bytes);
 			}
 		}
 		for (size_t k = 0; id < 0 && k < s->sites->nrows; k++) {
 			const struct mw_site_row *row = &s->sites->rows[k];
 
-			v[nv++] = (struct mw_pprof_sample){
-				.pid = s->pid,
-				.addrs = row->nframes ? row->frames : &row->addr,
-				.naddrs = row->nframes ? (size_t)row->nframes : 1,
-				.alloc_objects = (int64_t)row->allocs,
-				.alloc_space = (int64_t)row->alloc_bytes,
-				.inuse_objects = row->live_blocks,
-				.inuse_space = row->live_bytes,
-			};
+			v[nv++] = sample_of(s->pid, &row->addr, row->frames, row->nframes,
+					    row->allocs, row->alloc_bytes, row->live_blocks,
+					    row->live_bytes);
 		}
 		r = id >= 0 ? struct_rest(s, id) : rest(s);
 		if (r.alloc_objects || r.alloc_space || r.inuse_objects || r.inuse_space)
