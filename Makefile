@@ -172,6 +172,10 @@ $(BUILD)/targets/sites_target: tests/targets/sites_target.c $(BUILD)/targets/lib
 	$(Q)$(CC) -O1 -g -Wall -pthread $< -L$(BUILD)/targets -lsites \
 		-Wl,-rpath,'$$ORIGIN' -o $@
 
+# a library launch_target dlopens after start (launch and follow modes)
+$(BUILD)/targets/libplugin.so: tests/targets/lib/libplugin.c | $(BUILD)/targets
+	$(Q)$(CC) -O2 -g -fPIC -shared $< -o $@
+
 # the same with frame pointers, for --stacks
 $(BUILD)/targets/sites_target_fp: tests/targets/sites_target.c $(BUILD)/targets/libsites.so
 	$(call msg,CC,$@)
@@ -223,7 +227,7 @@ unit: deps $(BUILD)/unit_tests $(BUILD)/unit_tests_san $(FIXTURES)
 integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
 	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
 	     $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp \
-	     $(UNWIND_TARGETS)
+	     $(UNWIND_TARGETS) $(BUILD)/targets/libplugin.so
 	$(BUILD)/integration_tests --jobs 1
 
 test: deps

@@ -47,6 +47,13 @@ struct mw_fits never_fits[MW_MAX_TARGETS] = {
 	[0 ... MW_MAX_TARGETS - 1] = { 1ull << 47, 1ull << 47 },
 };
 
+/* Set by the loader in follow mode: every process's execve is reported
+ * (the loader matches it), and a watched process's forks. */
+const volatile bool report_execs = false;
+const volatile bool report_forks = false;
+
+#define MW_SIGSTOP 19
+
 /* kfuncs of uprobe sessions (Linux 6.12) */
 extern bool bpf_session_is_return(void) __ksym;
 
@@ -65,7 +72,7 @@ struct mw_call {
 	__u32 bad_size;		/* size product overflowed: call must fail */
 	struct mw_block stash;	/* realloc: the old block, taken at entry */
 	__u32 has_stash;
-	__u32 pad;
+	__u32 gen;		/* the slot's attach generation (mw_loader) */
 };
 
 /* An insert or remove call in progress on a thread: the stack slot of
@@ -159,6 +166,18 @@ struct {
 	__type(key, __u32);		/* MW_COOKIE_PLACE(cookie); 0: the entry */
 	__type(value, struct mw_place);
 } places SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MW_MAX_TARGETS);
+	__type(key, __u32);		/* slot */
+	__type(value, struct mw_loader);
+} loaders SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, MW_EVENTS_BYTES);
+} events SEC(".maps");
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -538,6 +557,27 @@ static __always_inline bool mul_overflows(__u64 a, __u64 b, __u64 *out)
  * declines its return probe. */
 #define MW_NO_RETURN	1
 
+/* The slot's attach generation: the loader counts its resets. */
+static __always_inline __u32 generation(__u32 slot)
+{
+	struct mw_loader *l = bpf_map_lookup_elem(&loaders, &slot);
+
+	return l ? l->gen : 0;
+}
+
+/* Whether the outer call recorded at @sp is still running: the kernel's
+ * trampoline is in its return slot (an outer call always has a return
+ * probe). A call whose return went unseen (probes attached while the
+ * process was inside it, a longjmp out of it) no longer has it there. */
+static __always_inline bool outer_open(__u64 sp)
+{
+	__u64 ra = 0;
+
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)sp))
+		return true;		/* unreadable: trust the record */
+	return ra == trampoline() || held_by_trampoline(sp, ra);
+}
+
 /*
  * An allocator entry point's entry: opens the thread's call, to be closed
  * by its return. Returns MW_NO_RETURN when the return does not matter: a
@@ -559,10 +599,13 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 		return 0;
 	}
 	if (t->call.sp) {
-		if (t->call.sp >= sp &&
+		if (t->call.sp >= sp && outer_open(t->call.sp) &&
 		    bpf_ktime_get_ns() - t->call.start_ns < MW_STALE_NS)
 			return MW_NO_RETURN;	/* nested inside an outer call */
-		count(slot, MW_C_LOST_UNPAIRED, 1);
+		/* a call opened before the slot's figures were reset (its
+		 * probes detached mid-call, at execve) is not this attach's */
+		if (t->call.gen == generation(slot))
+			count(slot, MW_C_LOST_UNPAIRED, 1);
 		restore_stash(t);
 		t->call.sp = 0;
 	}
@@ -571,6 +614,7 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 
 	c.op = op;
 	c.slot = slot;
+	c.gen = generation(slot);
 	switch (op) {
 	case MW_OP_FREE:
 		block_free(slot, entry_arg(ctx, pl, 1));
@@ -1012,8 +1056,32 @@ int unwind_handler(struct pt_regs *ctx)
 
 /* ----------------------------------------------------------- lifecycle */
 
+/* Tells the loader; an event that finds the ring buffer full is lost,
+ * and the loader finds out at its next interval (execs are counted). */
+static __always_inline void report(__u32 kind, __u32 pid, __u32 ppid, __u32 slot)
+{
+	struct mw_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e)
+		return;
+	e->kind = kind;
+	e->pid = pid;
+	e->ppid = ppid;
+	e->slot = slot;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* Whether the process in @slot is held at the loader's events. */
+static __always_inline bool held(__u32 slot)
+{
+	struct mw_loader *l = bpf_map_lookup_elem(&loaders, &slot);
+
+	return l && l->hold;
+}
+
 /* execve replaces the program image: the probes and the live blocks
- * belong to the old one. Counted here, acted on by the loader. */
+ * belong to the old one. Counted and reported here, acted on by the
+ * loader; a held process stops before its first instruction. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(target_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
@@ -1021,8 +1089,55 @@ int BPF_PROG(target_exec, struct task_struct *p, pid_t old_pid,
 	__u32 tgid = p->tgid;
 	__u32 *slot = bpf_map_lookup_elem(&slots, &tgid);
 
-	if (slot)
+	/* the thread's calls and scopes were the old image's */
+	bpf_task_storage_delete(&threads, bpf_get_current_task_btf());
+	if (slot) {
 		count(*slot, MW_C_EXECS, 1);
+		report(MW_EV_EXEC, tgid, 0, *slot);
+		if (held(*slot))
+			bpf_send_signal_thread(MW_SIGSTOP);
+	} else if (report_execs) {
+		report(MW_EV_EXEC, tgid, 0, MW_NO_SLOT);
+	}
+	return 0;
+}
+
+/* A watched process forked a new process (not a thread): in follow mode
+ * the child is watched too. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(target_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid;
+	__u32 *slot;
+
+	if (!report_forks || child->pid != child->tgid)
+		return 0;
+	slot = bpf_map_lookup_elem(&slots, &ptgid);
+	if (slot)
+		report(MW_EV_FORK, child->tgid, ptgid, *slot);
+	return 0;
+}
+
+/* The dynamic loader's hook: at RT_CONSISTENT the objects it just mapped
+ * are ready and none of their code has run. A held process stops here
+ * until memwatch has probed them. */
+SEC("uprobe")
+int loader_hook(struct pt_regs *ctx)
+{
+	__u32 slot = MW_COOKIE_SLOT(bpf_get_attach_cookie(ctx));
+	struct mw_loader *l = bpf_map_lookup_elem(&loaders, &slot);
+	int state = MW_RT_CONSISTENT;
+
+	if (!l)
+		return 0;
+	if (l->r_debug &&
+	    bpf_probe_read_user(&state, sizeof(state), (void *)(l->r_debug + MW_R_STATE_OFFSET)))
+		state = MW_RT_CONSISTENT;
+	if (state != MW_RT_CONSISTENT)
+		return 0;
+	report(MW_EV_LOADED, bpf_get_current_pid_tgid() >> 32, 0, slot);
+	if (l->hold)
+		bpf_send_signal_thread(MW_SIGSTOP);
 	return 0;
 }
 

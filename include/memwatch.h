@@ -214,6 +214,43 @@ struct mw_insert_site_key {
 	__u32 pad;
 };
 
+/*
+ * Process events the loader acts on at once (a BPF ring buffer): a watched
+ * process's dynamic loader finished loading objects (startup, dlopen),
+ * a process ran execve, a watched process forked.
+ */
+enum mw_event_kind {
+	MW_EV_LOADED = 1,	/* pid's loader is consistent: new objects mapped */
+	MW_EV_EXEC,		/* pid ran execve (watched, or followed mode) */
+	MW_EV_FORK,		/* ppid (watched) forked pid, a new process */
+};
+
+struct mw_event {
+	__u32 kind;		/* enum mw_event_kind */
+	__u32 pid;
+	__u32 ppid;		/* MW_EV_FORK: the parent */
+	__u32 slot;		/* the watched process's slot, or ~0u */
+};
+#define MW_EVENTS_BYTES		(256 * 1024)
+#define MW_NO_SLOT		0xffffffffu
+
+/*
+ * The dynamic loader's hook (glibc's _dl_debug_state, which debuggers
+ * break on): called with r_state RT_ADD before it maps objects and
+ * RT_CONSISTENT once they are mapped and relocated, before any of their
+ * code runs. Per slot: where the loader's struct r_debug is (0: unknown,
+ * every call is reported), and whether to stop the process there and at
+ * execve until memwatch has attached (launch mode: memwatch's child).
+ */
+struct mw_loader {
+	__u64 r_debug;		/* address of _r_debug in the process */
+	__u32 hold;		/* SIGSTOP at execve and at RT_CONSISTENT */
+	__u32 gen;		/* bumped when the slot's figures are reset:
+				 * calls opened before are not counted lost */
+};
+#define MW_R_STATE_OFFSET	24	/* struct r_debug's r_state */
+#define MW_RT_CONSISTENT	0
+
 /* The packed layouts above hold these limits; the build fails otherwise. */
 _Static_assert(MW_MAX_TARGETS <= 16, "a key has 4 bits of target slot");
 _Static_assert(MW_MAX_TARGETS <= 256, "a cookie has 8 bits of target slot");

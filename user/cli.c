@@ -23,6 +23,7 @@ enum {
 	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
 	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS, OPT_PPROF,
+	OPT_USER,
 };
 
 static const struct option long_opts[] = {
@@ -48,6 +49,7 @@ static const struct option long_opts[] = {
 	{ "leak-intervals",	required_argument, NULL, OPT_LEAK_INTERVALS },
 	{ "stacks",		no_argument,	   NULL, OPT_STACKS },
 	{ "floor",		no_argument,	   NULL, OPT_FLOOR },
+	{ "user",		required_argument, NULL, OPT_USER },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
 	{ 0 },
@@ -56,9 +58,13 @@ static const struct option long_opts[] = {
 /* A format: the defaults come from cli.h */
 static const char usage_text[] =
 "Usage: memwatch -p PID [options]\n"
-"Observe a running process's heap from outside, with BPF uprobes.\n"
+"       memwatch [options] -- CMD [ARGS...]\n"
+"Observe a process's heap from outside, with BPF uprobes: a running one,\n"
+"or CMD, started by memwatch with every probe in before its first\n"
+"instruction (its figures are then absolute: from birth).\n"
 "\n"
 "  -p, --pid PID             process to observe (repeatable)\n"
+"      --user USER           run CMD as USER (launch mode)\n"
 "  -i, --interval SECONDS    sampling period, > 0, fractional allowed (%g)\n"
 "  -n, --count N             exit after N rows per process\n"
 "  -o, --output PATH         write the feed to PATH instead of stdout\n"
@@ -102,7 +108,11 @@ static const char usage_text[] =
 "\n"
 "Feed: CSV, one header line once every probe is attached, then one row per\n"
 "interval. \"Live\" counts blocks allocated after attach and not yet freed,\n"
-"in requested bytes. Exit: 0 normal end, 1 runtime failure, 2 usage error.\n";
+"in requested bytes. Exit: 0 normal end, 1 runtime failure, 2 usage error.\n"
+"In launch mode CMD keeps stdin, stdout and stderr (the feed needs -o or\n"
+"--listen), SIGINT and SIGTERM are passed on to it, and memwatch exits\n"
+"with its status: 125 memwatch failed, 126 CMD cannot be executed, 127 not\n"
+"found, 128+N killed by signal N; --count N detaches after N rows.\n";
 
 int cli__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -340,6 +350,11 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 	case OPT_FLOOR:
 		o->floor = true;
 		return 0;
+	case OPT_USER:
+		if (!*arg)
+			return usage_error("--user needs a user name");
+		o->user = arg;
+		return 0;
 	case 'c':
 		return config__load(o, arg);
 	case 'h':
@@ -409,9 +424,39 @@ int cli__apply(struct mw_options *o, const char *name, const char *value,
 	return err;
 }
 
+/* Whether the option word @w takes the next word as its value. */
+static bool takes_value(const char *w)
+{
+	if (w[0] != '-' || !w[1])
+		return false;
+	if (w[1] != '-') {		/* a cluster: the first letter with a value */
+		for (const char *p = w + 1; *p; p++)
+			if (strchr("pinoflc", *p))
+				return !p[1];
+		return false;
+	}
+	for (const struct option *lo = long_opts; lo->name; lo++)
+		if (lo->has_arg == required_argument && !strcmp(w + 2, lo->name))
+			return true;
+	return false;
+}
+
+/* The index of the "--" that ends memwatch's options and starts the
+ * command (not one given as an option's value); @argc if none. */
+static int command_start(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return i;
+		if (takes_value(argv[i]))
+			i++;
+	}
+	return argc;
+}
+
 int cli__parse(int argc, char **argv, struct mw_options *o)
 {
-	int c, err;
+	int c, err, dash;
 
 	memset(o, 0, sizeof(*o));
 	o->interval_s = MW_DEFAULT_INTERVAL_S;
@@ -421,16 +466,26 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	o->leak_intervals = MW_DEFAULT_LEAK_INTERVALS;
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:i:n:o:f:l:c:hV", long_opts, NULL)) != -1) {
+	dash = command_start(argc, argv);
+	while ((c = getopt_long(dash, argv, ":p:i:n:o:f:l:c:hV", long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return bad_option(c, argv[optind - 1]);
 		err = parse_one(o, c, optarg);
 		if (err)
 			return err;
 	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (o->npids == 0)
-		return usage_error("--pid PID is required");
+	if (optind < dash)
+		return usage_error("unexpected argument '%s'; a command to run goes after --",
+				   argv[optind]);
+	if (dash < argc && dash + 1 == argc)
+		return usage_error("-- needs a command to run: memwatch [options] -- CMD [ARGS...]");
+	if (dash + 1 < argc)
+		o->command = argv + dash + 1;
+	if (o->user && !o->command)
+		return usage_error("--user runs a command as USER: memwatch --user USER [options] -- CMD [ARGS...]");
+	if (o->command && !o->output && !o->listen)
+		return usage_error("in launch mode the program keeps stdout: write the feed with -o PATH or serve it with --listen");
+	if (o->npids == 0 && !o->command)
+		return usage_error("--pid PID is required, or a command to run: memwatch [options] -- CMD [ARGS...]");
 	return check_structs(o);
 }

@@ -64,6 +64,8 @@ struct mw_options {
 	struct mw_func_spec funcs[MW_MAX_FUNCS];
 	int nfuncs;
 	int last_opt;			/* the option parsed last, for --delta */
+	char **command;			/* -- CMD [ARGS...]: launch mode; NULL: none */
+	const char *user;		/* --user: run the command as USER */
 };
 
 /*

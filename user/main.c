@@ -25,6 +25,8 @@
 #include "feed.h"
 #include "fields.h"
 #include "http.h"
+#include "launch.h"
+#include "loader.h"
 #include "log.h"
 #include "memwatch.skel.h"
 #include "privs.h"
@@ -45,7 +47,10 @@ struct mw_session {
 	struct memwatch_bpf *skel;
 	struct mw_watched watched[MW_MAX_TARGETS];	/* index = slot */
 	int nwatched;
-	struct bpf_link *exec_link;
+	struct bpf_link *exec_link, *fork_link;
+	struct ring_buffer *events;	/* process events (memwatch.h) */
+	struct mw_launch launch;	/* launch mode: the program memwatch runs */
+	struct mw_watched *child;	/* its record, once it is watched */
 	struct mw_places places;	/* moved probes' entry states, all targets */
 	struct mw_sampler sampler;
 	struct mw_layout layout;
@@ -69,21 +74,38 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
+static int open_target(struct mw_session *s, pid_t pid, struct mw_watched **out)
+{
+	struct mw_watched *w = &s->watched[s->nwatched];
+
+	if (target__open(&w->target, pid, (uint32_t)s->nwatched))
+		return -1;
+	s->nwatched++;
+	if (sites__init(&w->sites, &w->target, s->opts.leak_intervals)) {
+		mw_err("out of memory");
+		return -1;
+	}
+	if (out)
+		*out = w;
+	return 0;
+}
+
+/* The --pid targets, then the launched program (held until attached). */
 static int open_targets(struct mw_session *s)
 {
-	for (int i = 0; i < s->opts.npids; i++) {
-		struct mw_watched *w = &s->watched[i];
-
-		if (target__open(&w->target, s->opts.pids[i], (uint32_t)i))
+	for (int i = 0; i < s->opts.npids; i++)
+		if (open_target(s, s->opts.pids[i], NULL))
 			return -1;
-		s->nwatched++;
-		if (sites__init(&w->sites, &w->target, s->opts.leak_intervals)) {
-			mw_err("out of memory");
+	if (s->launch.pid) {
+		if (open_target(s, s->launch.pid, &s->child))
 			return -1;
-		}
+		s->child->launched = s->child->held = true;
 	}
 	return 0;
 }
+
+static int on_event(void *ctx, void *data, size_t len);
+static int write_loader(struct mw_session *s, const struct mw_watched *w);
 
 static int load_bpf(struct mw_session *s)
 {
@@ -106,14 +128,22 @@ static int load_bpf(struct mw_session *s)
 		return -1;
 	}
 	for (int i = 0; i < s->nwatched; i++) {
-		__u32 tgid = (__u32)s->watched[i].target.pid, slot = s->watched[i].target.slot;
+		struct mw_watched *w = &s->watched[i];
+		__u32 tgid = (__u32)w->target.pid, slot = w->target.slot;
 
 		err = bpf_map__update_elem(s->skel->maps.slots, &tgid, sizeof(tgid),
 					   &slot, sizeof(slot), BPF_ANY);
+		if (!err)
+			err = write_loader(s, w);
 		if (err) {
 			mw_err("cannot register pid %d: %s", (int)tgid, strerror(-err));
 			return -1;
 		}
+	}
+	s->events = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_event, s, NULL);
+	if (!s->events) {
+		mw_err("cannot read the BPF ring buffer: %s", strerror(errno));
+		return -1;
 	}
 	s->exec_link = bpf_program__attach(s->skel->progs.target_exec);
 	if (!s->exec_link) {
@@ -186,7 +216,7 @@ static void warn_stepped(struct mw_watched *w, const struct mw_probe_table *tab)
 {
 	char why[256];
 
-	w->stepped = tab->stepped + w->links.unplaced;
+	w->stepped += tab->stepped;
 	for (size_t i = 0; i < tab->n; i++) {
 		const struct mw_probe *p = &tab->v[i];
 		bool said = false;
@@ -207,12 +237,122 @@ static void warn_stepped(struct mw_watched *w, const struct mw_probe_table *tab)
 	}
 }
 
-/* Resolves and attaches every probe for one watched process. */
-static int attach_target(struct mw_session *s, struct mw_watched *w)
+/* Whether @w's probes already cover the object mapped from @path. */
+static bool seen(const struct mw_watched *w, const char *path)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		if (!strcmp(w->seen[i], path))
+			return true;
+	return false;
+}
+
+static void forget_seen(struct mw_watched *w)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		free(w->seen[i]);
+	free(w->seen);
+	w->seen = NULL;
+	w->nseen = 0;
+}
+
+static int remember(struct mw_watched *w, const struct mw_objects *objs)
+{
+	char **nv = realloc(w->seen, (w->nseen + objs->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	w->seen = nv;
+	for (size_t i = 0; i < objs->n; i++)
+		if (!seen(w, objs->v[i].shown) && !(w->seen[w->nseen++] = strdup(objs->v[i].shown)))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The mappings of objects @w's probes do not cover yet (the paths are
+ * @maps's: free only the array). */
+static int unseen_maps(const struct mw_watched *w, const struct mw_maps *maps,
+		       struct mw_maps *out)
+{
+	out->v = calloc(maps->n ? maps->n : 1, sizeof(*out->v));
+	out->n = 0;
+	if (!out->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < maps->n; i++)
+		if (!seen(w, maps->v[i].path))
+			out->v[out->n++] = maps->v[i];
+	return 0;
+}
+
+/* What the BPF side knows of @w's loader, its hold and its generation. */
+static int write_loader(struct mw_session *s, const struct mw_watched *w)
+{
+	__u32 slot = w->target.slot;
+	struct mw_loader l = { .r_debug = w->r_debug, .hold = w->held, .gen = w->gen };
+
+	return bpf_map__update_elem(s->skel->maps.loaders, &slot, sizeof(slot), &l, sizeof(l),
+				    BPF_ANY);
+}
+
+/* Adds the loader's hook to @tab, once per image, and tells the BPF side
+ * where the loader's r_debug is and whether @w is held. */
+static int add_loader_hook(struct mw_session *s, struct mw_watched *w,
+			   const struct mw_maps *maps, const struct mw_objects *objs,
+			   struct mw_probe_table *tab, struct mw_loader_info *li)
+{
+	int err = loader__find(&w->target, maps, objs, li);
+
+	if (err) {
+		mw_err("pid %d: cannot read /proc/%d/auxv: %s", (int)w->target.pid,
+		       (int)w->target.pid, strerror(-err));
+		return -1;
+	}
+	if (!li->obj || w->hooked)
+		return 0;
+	w->r_debug = li->r_debug;
+	err = write_loader(s, w);
+	if (!err)
+		err = probes__add(tab, li->obj->path, li->hook_offset, 0, 0, MW_PROG_LOADER,
+				  false, "_dl_debug_state");
+	if (err < 0) {
+		mw_err("cannot probe pid %d's dynamic loader: %s", (int)w->target.pid, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/* Attaches @tab for @w and says what stays single-stepped. */
+static int attach_probes(struct mw_session *s, struct mw_watched *w,
+			 struct mw_probe_table *tab, const struct mw_objects *objs)
+{
+	const struct mw_target *t = &w->target;
+	size_t unplaced = w->links.unplaced;
+	int err = attach__table(s->skel, &s->places, t->pid, t->slot, tab, &w->links, s->opts.floor);
+
+	if (err)
+		return -1;
+	for (size_t i = 0; i < tab->n; i++)
+		w->hooked |= tab->v[i].prog == MW_PROG_LOADER;
+	warn_stepped(w, tab);
+	w->stepped += w->links.unplaced - unplaced;
+	if (getenv("MEMWATCH_DEBUG"))
+		for (size_t i = 0; i < tab->n; i++)
+			mw_err("probe %s at %s+0x%llx%s", tab->v[i].what, tab->v[i].path,
+			       (unsigned long long)tab->v[i].offset, tab->v[i].retprobe ? " (+return)" : "");
+	if (remember(w, objs)) {
+		mw_err("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Resolves and attaches every probe of @w's image: the allocator, the
+ * structures (a symbol in no object: @missing), the loader's hook. */
+static int attach_target(struct mw_session *s, struct mw_watched *w, enum mw_missing missing)
 {
 	const struct mw_target *t = &w->target;
 	struct mw_probe_table tab = { .at_entry = s->opts.probe_entry };
 	struct mw_objects objs = { 0 };
+	struct mw_loader_info li;
 	struct mw_maps maps;
 	int err = -1, n;
 
@@ -228,24 +368,136 @@ static int attach_target(struct mw_session *s, struct mw_watched *w)
 	if (!s->opts.no_heap && allocator__resolve(t, &objs, s->opts.allocator, &tab) < 0)
 		goto out;
 	n = (int)tab.n;
-	if (structs__resolve(t, &objs, &s->opts, &tab) < 0)
+	if (structs__resolve(t, &objs, &s->opts, missing, &tab) < 0 ||
+	    add_loader_hook(s, w, &maps, &objs, &tab, &li))
 		goto out;
 	guard_throwing_new(s, t, &tab, &objs);
-	err = attach__table(s->skel, &s->places, t->pid, t->slot, &tab, &w->links, s->opts.floor);
+	w->stepped = 0;
+	err = attach_probes(s, w, &tab, &objs);
 	if (!err)
-		warn_stepped(w, &tab);
+		w->attached = true;
 	if (!err && getenv("MEMWATCH_DEBUG"))
-		for (size_t i = 0; i < tab.n; i++)
-			mw_err("probe %s at %s+0x%llx%s", tab.v[i].what, tab.v[i].path,
-			       (unsigned long long)tab.v[i].offset, tab.v[i].retprobe ? " (+return)" : "");
-	if (!err && getenv("MEMWATCH_DEBUG"))
-		mw_err("pid %d: %d allocator and %zu structure probes attached, %zu moved past single-stepped code",
+		mw_err("pid %d: %d allocator and %zu other probes attached, %zu moved past single-stepped code",
 		       (int)t->pid, n, tab.n - (size_t)n, tab.shifted);
 out:
 	probes__free(&tab);
 	objects__close(&objs);
 	procmaps__free(&maps);
 	return err;
+}
+
+/* @w's loader mapped objects (dlopen): probes the structures' functions
+ * in those memwatch has not seen; their allocator calls are probed
+ * already. */
+static int attach_loaded(struct mw_session *s, struct mw_watched *w)
+{
+	const struct mw_target *t = &w->target;
+	struct mw_probe_table tab = { .at_entry = s->opts.probe_entry };
+	struct mw_objects objs = { 0 };
+	struct mw_maps maps, fresh = { 0 };
+	int err = -1;
+
+	if (procmaps__load(t->pid, &maps))
+		return target__has_exited(&w->target) ? 0 : -1;
+	if (unseen_maps(w, &maps, &fresh) || objects__open(t, &fresh, &objs)) {
+		mw_err("out of memory");
+		goto out;
+	}
+	if (!objs.n) {
+		err = 0;
+		goto out;
+	}
+	if (structs__resolve(t, &objs, &s->opts, MW_MISSING_QUIET, &tab) < 0)
+		goto out;
+	err = attach_probes(s, w, &tab, &objs);
+	if (!err && tab.n)
+		mw_err("pid %d loaded %zu object%s: %zu structure probe%s attached", (int)t->pid,
+		       objs.n, objs.n == 1 ? "" : "s", tab.n, tab.n == 1 ? "" : "s");
+out:
+	probes__free(&tab);
+	objects__close(&objs);
+	free(fresh.v);
+	procmaps__free(&maps);
+	return err;
+}
+
+/* Lets a held process go on (launch mode: it stopped at execve or at its
+ * loader's hook). */
+static void release(struct mw_watched *w)
+{
+	if (w->held && !w->target.exited)
+		kill(w->target.pid, SIGCONT);
+}
+
+/*
+ * @w runs a new image (execve, or the launched program's first): the
+ * probes and live blocks belonged to the old one. Forgets them, then
+ * probes the new image once its loader has mapped the startup objects:
+ * now if it has, else at the loader's hook, probed first. Figures
+ * restart from zero, as at a first attach.
+ */
+static int begin_image(struct mw_session *s, struct mw_watched *w)
+{
+	struct mw_target *t = &w->target;
+	struct mw_probe_table tab = { .at_entry = s->opts.probe_entry };
+	struct mw_objects objs = { 0 };
+	struct mw_loader_info li = { 0 };
+	struct mw_maps maps;
+	int err = -1;
+
+	w->exec_seen = false;
+	attach__destroy(&w->links);
+	forget_seen(w);
+	w->hooked = w->attached = w->awaiting_loader = false;
+	sites__free(&w->sites);		/* the old image's names and history */
+	w->gen++;
+	w->r_debug = 0;
+	if (sites__init(&w->sites, t, s->opts.leak_intervals) || write_loader(s, w) ||
+	    sampler__reset(&s->sampler, t, s->layout.nstructs)) {
+		mw_err("pid %d: cannot reset its figures after execve", (int)t->pid);
+		return -1;
+	}
+	if (procmaps__load(t->pid, &maps))
+		return target__has_exited(t) ? 0 : -1;
+	if (objects__open(t, &maps, &objs)) {
+		mw_err("out of memory");
+		goto out;
+	}
+	if (add_loader_hook(s, w, &maps, &objs, &tab, &li))
+		goto out;
+	if (getenv("MEMWATCH_DEBUG"))
+		mw_err("pid %d: new image, %zu objects, loader %s%s, r_debug 0x%llx", (int)t->pid,
+		       objs.n, li.obj ? li.obj->shown : "none", li.dynamic ? " (interpreter)" : "",
+		       (unsigned long long)li.r_debug);
+	if (li.obj && li.dynamic && tab.n && !loader__consistent(t, li.r_debug)) {
+		/* the loader's hook first: then nothing is missed between
+		 * this look at r_debug and the hook */
+		if (attach__table(s->skel, &s->places, t->pid, t->slot, &tab, &w->links, false))
+			goto out;
+		w->hooked = true;
+		w->awaiting_loader = !loader__consistent(t, li.r_debug);
+	}
+	err = 0;
+out:
+	probes__free(&tab);
+	objects__close(&objs);
+	procmaps__free(&maps);
+	if (!err && !w->awaiting_loader)
+		err = attach_target(s, w, w->launched ? MW_MISSING_WAITS : MW_MISSING_FAILS);
+	return err;
+}
+
+/* The target ran execve: says so once its new image is probed. */
+static void say_reattached(const struct mw_watched *w)
+{
+	char exe[PATH_MAX] = "?", link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)w->target.pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 1] = '\0';
+	mw_err("pid %d executed a new program (%s): re-attached, figures restart from zero",
+	       (int)w->target.pid, exe);
 }
 
 static int setup_signals(struct mw_session *s)
@@ -302,31 +554,80 @@ static void warn_silent(struct mw_session *s, struct mw_watched *w)
 	}
 }
 
-/* The target ran execve: its probes and live blocks belonged to the old
- * image. Detach, forget its blocks and counters, and attach to the new
- * program; the figures restart from zero, as at a first attach. */
-static int reattach(struct mw_session *s, struct mw_watched *w)
+/* @w ran execve: a new image to probe. */
+static int new_image(struct mw_session *s, struct mw_watched *w)
 {
-	struct mw_target *t = &w->target;
-	char exe[PATH_MAX] = "?", link[64];
-	ssize_t n;
+	bool again = w->attached;
 
-	w->exec_seen = false;
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)t->pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 1] = '\0';
-	attach__destroy(&w->links);
-	sites__free(&w->sites);		/* the old image's names and history */
-	if (sites__init(&w->sites, t, s->opts.leak_intervals) ||
-	    sampler__reset(&s->sampler, t, s->layout.nstructs)) {
-		mw_err("pid %d: cannot reset its figures after execve", (int)t->pid);
+	if (begin_image(s, w))
 		return -1;
+	w->reexec = again;
+	if (w->attached && w->reexec) {
+		say_reattached(w);
+		w->reexec = false;
 	}
-	if (attach_target(s, w))
-		return -1;
-	mw_err("pid %d executed a new program (%s): re-attached, figures restart from zero",
-	       (int)t->pid, exe);
+	release(w);
 	return 0;
+}
+
+/* @w's loader is consistent: its startup objects, or a dlopen's. */
+static int loaded(struct mw_session *s, struct mw_watched *w)
+{
+	int err;
+
+	if (w->awaiting_loader) {
+		w->awaiting_loader = false;
+		err = attach_target(s, w, w->launched ? MW_MISSING_WAITS : MW_MISSING_FAILS);
+		if (!err && w->reexec) {
+			say_reattached(w);
+			w->reexec = false;
+		}
+	} else {
+		err = attach_loaded(s, w);
+	}
+	release(w);
+	return err;
+}
+
+static struct mw_watched *watched_at(struct mw_session *s, __u32 slot, __u32 pid)
+{
+	if (slot >= (__u32)s->nwatched || s->watched[slot].target.pid != (pid_t)pid ||
+	    s->watched[slot].target.exited)
+		return NULL;
+	return &s->watched[slot];
+}
+
+/* One event from the BPF side (ring_buffer__consume's callback). */
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct mw_session *s = ctx;
+	const struct mw_event *e = data;
+	struct mw_watched *w;
+
+	if (len < sizeof(*e))
+		return 0;
+	w = watched_at(s, e->slot, e->pid);
+	if (getenv("MEMWATCH_DEBUG"))
+		mw_err("event %u pid %u slot %u%s", e->kind, e->pid, e->slot, w ? "" : " (not watched)");
+	if (!w)
+		return 0;
+	switch (e->kind) {
+	case MW_EV_EXEC:
+		return new_image(s, w);
+	case MW_EV_LOADED:
+		return loaded(s, w);
+	}
+	return 0;
+}
+
+/* Acts on every event waiting. 0, or -1 after a message. */
+static int take_events(struct mw_session *s)
+{
+	int n = ring_buffer__consume(s->events);
+
+	if (n == -EINTR)
+		return 0;
+	return n < 0 ? -1 : 0;
 }
 
 /* Serves the profiles, with the structures' names for ?struct=. */
@@ -499,10 +800,14 @@ static int write_outputs(struct mw_session *s, const struct mw_snapshot *const *
 		return -1;
 	if (s->layout.sites && (s->http || s->opts.pprof) && write_profiles(s, all, nall))
 		return -1;
+	/* an exec counted in this row has its event waiting: act on it */
+	if (take_events(s))
+		return -1;
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
 
-		if (w->exec_seen && !w->target.exited && reattach(s, w))
+		/* an exec whose event was lost (the ring buffer was full) */
+		if (w->exec_seen && !w->target.exited && new_image(s, w))
 			return -1;
 	}
 	return 0;
@@ -550,10 +855,10 @@ static int emit_http_first(struct mw_session *s)
 	return publish(s, all, s->nwatched);
 }
 
-/* One row for every target still running. */
+/* One row for every target still running, after the events waiting. */
 static int write_interval(struct mw_session *s)
 {
-	if (emit_all(s))
+	if (take_events(s) || emit_all(s))
 		return -1;
 	s->rows++;
 	return 0;
@@ -568,8 +873,8 @@ static double now_s(void)
 }
 
 /* Writes a final row for each target that exited since the last poll.
- * Returns 1 once no target is left. */
-static int reap_targets(struct mw_session *s, struct pollfd *pfd)
+ * Returns 1 once no target is left, or the launched program exited. */
+static int reap_targets(struct mw_session *s)
 {
 	int left = 0;
 
@@ -579,42 +884,79 @@ static int reap_targets(struct mw_session *s, struct pollfd *pfd)
 		if (!t->exited && target__has_exited(t)) {
 			if (emit_one(s, &s->watched[i]))
 				return -1;
-			mw_err("pid %d exited", (int)t->pid);
+			if (!s->watched[i].launched)
+				mw_err("pid %d exited", (int)t->pid);
 		}
 		left += !t->exited;
 	}
-	return left == 0;
+	return left == 0 || (s->child && s->child->target.exited);
 }
 
-/* Samples every interval until the count, a signal, or no target left.
- * Returns 0 for a normal end, -1 on failure. */
+/*
+ * SIGINT or SIGTERM: ends the run, or in launch mode is passed on to the
+ * program (whose exit ends it). A signal the kernel sent to the whole
+ * foreground process group (^C at a terminal) reached the program too.
+ * Returns true when the run ends now.
+ */
+static bool on_signal(struct mw_session *s)
+{
+	struct signalfd_siginfo si;
+	bool ends = true;
+
+	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		pid_t pid = s->launch.pid;
+
+		if (!s->child || s->child->target.exited)
+			continue;
+		ends = false;
+		if (si.ssi_code != SI_KERNEL || getpgid(pid) != getpgrp())
+			kill(pid, (int)si.ssi_signo);
+	}
+	return ends;
+}
+
+/* Polls memwatch's signals, the targets' exits and the BPF events for
+ * up to @wait seconds. Returns 1 on SIGINT/SIGTERM that ends the run,
+ * 0 otherwise, -1 on failure. */
+static int wait_events(struct mw_session *s, double wait)
+{
+	struct pollfd pfd[MW_MAX_TARGETS + 2];
+	struct timespec ts;
+	int n = 0, r;
+
+	if (wait < 0)
+		wait = 0;
+	ts.tv_sec = (time_t)wait;
+	ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
+	pfd[n++] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
+	pfd[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->events), .events = POLLIN };
+	for (int i = 0; i < s->nwatched; i++)
+		if (!s->watched[i].target.exited)
+			pfd[n++] = (struct pollfd){ .fd = s->watched[i].target.pidfd, .events = POLLIN };
+	r = ppoll(pfd, (nfds_t)n, &ts, NULL);
+	if (r < 0 && errno != EINTR) {
+		mw_err("poll failed: %s", strerror(errno));
+		return -1;
+	}
+	if (r > 0 && (pfd[1].revents & POLLIN) && take_events(s))
+		return -1;
+	if (r > 0 && (pfd[0].revents & POLLIN) && on_signal(s))
+		return 1;
+	return 0;
+}
+
+/* Samples every interval until the count, a signal, or no target left
+ * (or the launched program's exit). 0 for a normal end, -1 on failure. */
 static int run(struct mw_session *s)
 {
 	double interval = s->opts.interval_s, next = now_s() + interval;
-	struct pollfd pfd[MW_MAX_TARGETS + 1];
 
 	for (;;) {
-		double wait = next - now_s();
-		struct timespec ts;
-		int n = 0, r;
+		int r = wait_events(s, next - now_s());
 
-		if (wait < 0)
-			wait = 0;
-		ts.tv_sec = (time_t)wait;
-		ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
-		pfd[n++] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
-		for (int i = 0; i < s->nwatched; i++)
-			if (!s->watched[i].target.exited)
-				pfd[n++] = (struct pollfd){ .fd = s->watched[i].target.pidfd,
-							    .events = POLLIN };
-		r = ppoll(pfd, (nfds_t)n, &ts, NULL);
-		if (r < 0 && errno != EINTR) {
-			mw_err("poll failed: %s", strerror(errno));
-			return -1;
-		}
-		if (r > 0 && (pfd[0].revents & POLLIN))
-			return write_interval(s);	/* SIGINT/SIGTERM */
-		r = reap_targets(s, pfd);
+		if (r)
+			return r < 0 ? -1 : write_interval(s);	/* SIGINT/SIGTERM */
+		r = reap_targets(s);
 		if (r)
 			return r < 0 ? -1 : 0;
 		if (now_s() < next)
@@ -629,23 +971,107 @@ static int run(struct mw_session *s)
 	}
 }
 
+/* Launch mode, before the feed starts: lets the program execute the
+ * command and waits until its image is probed (it is held meanwhile).
+ * 0, or the exit code after a message. */
+static int start_program(struct mw_session *s)
+{
+	int code = launch__exec(&s->launch, s->opts.command[0]);
+
+	if (code) {
+		s->child->target.exited = true;
+		return code;
+	}
+	while (!s->child->attached) {
+		int r = wait_events(s, 1.0);
+
+		if (r < 0)
+			return MW_EXIT_LAUNCH_FAIL;
+		if (target__has_exited(&s->child->target)) {
+			launch__reap(&s->launch, true);
+			mw_err("'%s' exited before memwatch could attach", s->opts.command[0]);
+			return launch__exit_code(s->launch.status);
+		}
+	}
+	return 0;
+}
+
+/* No more probes in any target, and the launched program is let go. */
+static void detach_all(struct mw_session *s)
+{
+	for (int i = 0; i < s->nwatched; i++) {
+		struct mw_watched *w = &s->watched[i];
+		w->held = false;
+		if (s->skel)
+			write_loader(s, w);
+		attach__destroy(&w->links);
+		if (w->launched && !w->target.exited)
+			kill(w->target.pid, SIGCONT);	/* if it was held */
+	}
+}
+
+/* Launch mode, once memwatch is done observing: waits for the program,
+ * passing SIGINT and SIGTERM on, and returns the exit code it calls for. */
+static int wait_program(struct mw_session *s)
+{
+	while (!launch__reap(&s->launch, false)) {
+		struct pollfd pfd[2] = {
+			{ .fd = s->sigfd, .events = POLLIN },
+			{ .fd = s->child->target.pidfd, .events = POLLIN },
+		};
+
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents & POLLIN)
+			on_signal(s);
+	}
+	if (!launch__reap(&s->launch, true))
+		return MW_EXIT_LAUNCH_FAIL;
+	return launch__exit_code(s->launch.status);
+}
+
 static void cleanup(struct mw_session *s)
 {
 	for (int i = 0; i < s->nwatched; i++)
 		attach__destroy(&s->watched[i].links);
+	ring_buffer__free(s->events);
 	bpf_link__destroy(s->exec_link);
+	bpf_link__destroy(s->fork_link);
 	sampler__free(&s->sampler);
 	memwatch_bpf__destroy(s->skel);
 	for (int i = 0; i < s->nwatched; i++) {
 		target__close(&s->watched[i].target);
 		sites__free(&s->watched[i].sites);
 		glibcview__close(s->watched[i].glibc);
+		forget_seen(&s->watched[i]);
 	}
 	http__stop(s->http);
 	feed__close(&s->feed);
 	cli__free(&s->opts);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
+}
+
+/* Steps 2 and 3 of main: probes in, privileges down, then the exporter
+ * and the header. 0, or -1 after a message. */
+static int start(struct mw_session *s)
+{
+	/* 2. load the programs and attach every probe */
+	if (load_bpf(s))
+		return -1;
+	for (int i = 0; i < s->nwatched; i++)
+		if (!s->watched[i].launched && attach_target(s, &s->watched[i], MW_MISSING_FAILS))
+			return -1;
+	/* 3. no more privileges than the loop needs; then the exporter's
+	 * thread (capabilities are per thread), then the header: it says
+	 * everything is ready */
+	if (privs__drop(s->opts.listen != NULL))
+		return -1;
+	if (s->opts.listen && http__start(&s->http, s->opts.listen))
+		return -1;
+	if (s->http && s->layout.sites && enable_profiles(s))
+		return -1;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -666,33 +1092,50 @@ int main(int argc, char **argv)
 	};
 	libbpf_set_print(libbpf_quiet);
 
-	/* 1. privileges, targets and output, before touching the kernel */
-	if (privs__check() || setup_signals(&s) || open_targets(&s) ||
-	    feed__open(&s.feed, s.opts.format, s.opts.output, &s.layout))
+	/* 1. privileges, the program to launch (forked while memwatch has
+	 * them all), targets and output, before touching the kernel */
+	if (privs__check())
 		goto cleanup;
-	/* 2. load the programs and attach every probe */
-	if (load_bpf(&s))
-		goto cleanup;
-	for (int i = 0; i < s.nwatched; i++)
-		if (attach_target(&s, &s.watched[i]))
+	if (s.opts.command) {
+		code = MW_EXIT_LAUNCH_FAIL;
+		err = launch__spawn(&s.launch, s.opts.command, s.opts.user);
+		if (err) {
+			code = err == -2 ? MW_EXIT_USAGE : MW_EXIT_LAUNCH_FAIL;
 			goto cleanup;
-	/* 3. no more privileges than the loop needs; then the exporter's
-	 * thread (capabilities are per thread), then the header: it says
-	 * everything is ready */
-	if (privs__drop(s.opts.listen != NULL))
+		}
+	}
+	if (setup_signals(&s) || open_targets(&s) ||
+	    feed__open(&s.feed, s.opts.format, s.opts.output, &s.layout) || start(&s))
 		goto cleanup;
-	if (s.opts.listen && http__start(&s.http, s.opts.listen))
+	if (s.child && (err = start_program(&s))) {
+		code = err;
 		goto cleanup;
-	if (s.http && s.layout.sites && enable_profiles(&s))
-		goto cleanup;
+	}
 	if (s.http && emit_http_first(&s))
 		goto cleanup;
 	if (feed__start(&s.feed))
 		goto cleanup;
 	s.started = now_s();
-	if (run(&s) == 0)
-		code = MW_EXIT_OK;
+	err = run(&s);
+	if (!s.child) {
+		code = err ? MW_EXIT_FAIL : MW_EXIT_OK;
+		goto cleanup;
+	}
+	/* launch mode: the program goes on without memwatch's probes (count
+	 * reached, or memwatch failed), and its exit is memwatch's */
+	detach_all(&s);
+	feed__close(&s.feed);
+	http__stop(s.http);
+	s.http = NULL;
+	code = s.child->target.exited || !err ? wait_program(&s) : wait_program(&s);
+	if (err)
+		code = MW_EXIT_LAUNCH_FAIL;
+	goto out;
 cleanup:
+	/* a failure before the program ran any of its own code ends it */
+	if (s.launch.pid && !s.launch.reaped)
+		launch__abort(&s.launch);
+out:
 	cleanup(&s);
 	return code;
 }

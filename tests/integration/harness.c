@@ -324,3 +324,41 @@ int run_capture(const char *cmd, char *out, size_t len)
 	out[n] = '\0';
 	return WEXITSTATUS(pclose(p));
 }
+
+int file_rows(const char *path, char *header, size_t hlen, char *last, size_t llen)
+{
+	FILE *f = fopen(path, "r");
+	char line[8192];
+	int rows = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+
+		if (!n || line[n - 1] != '\n')
+			break;		/* a row being written */
+		line[n - 1] = '\0';
+		if (rows++ < 0)
+			snprintf(header, hlen, "%s", line);
+		else
+			snprintf(last, llen, "%s", line);
+	}
+	fclose(f);
+	return rows < 0 ? 0 : rows;
+}
+
+int file_wait_rows(const char *path, int rows, int timeout_ms, char *header, size_t hlen,
+		   char *last, size_t llen)
+{
+	double end = now_s() + timeout_ms / 1000.0;
+	int n;
+
+	do {
+		n = file_rows(path, header, hlen, last, llen);
+		if (n >= rows)
+			return n;
+		usleep(20000);
+	} while (now_s() < end);
+	return n;
+}

@@ -68,3 +68,10 @@ int free_port(void);
 int run_capture(const char *cmd, char *out, size_t len);
 /* Runs @cmd with @input on its stdin; returns its exit status. */
 int pipe_to(const char *cmd, const char *input);
+
+/* A CSV feed written to a file: its header and last complete row, and
+ * the number of rows (0 with only a header; -1 if unreadable). */
+int file_rows(const char *path, char *header, size_t hlen, char *last, size_t llen);
+/* The same, polled until at least @rows rows are there or @timeout_ms. */
+int file_wait_rows(const char *path, int rows, int timeout_ms, char *header, size_t hlen,
+		   char *last, size_t llen);

@@ -91,8 +91,9 @@ void session_expect_tally(struct session *s, const char *reply)
 	session_settle(s);
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
 		cr_expect_eq(session_int(s, pairs[i][0]), reply_int(reply, pairs[i][1]),
-			     "%s equals %s's %s (%s)",
-			     pairs[i][0], s->program, pairs[i][1], reply);
+			     "%s equals %s's %s (%s); memwatch: %lld",
+			     pairs[i][0], s->program, pairs[i][1], reply,
+			     session_int(s, pairs[i][0]));
 	for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
 		cr_expect_eq(session_int(s, lost[i]), 0, "%s = 0 (%s: %s)",
 			     lost[i], s->program, reply);

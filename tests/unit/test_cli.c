@@ -63,7 +63,22 @@ static const struct cli_case cases[] = {
 	{ .times = MW_MAX_TARGETS + 1, .repeat = { "-p{i}" }, .n = MW_MAX_TARGETS, .rc = -1,
 	  .err = "too many --pid (at most {N})" },
 	{ .argv = { "-i", "2" }, .rc = -1, .err = "--pid PID is required" },
-	{ .rc = -1, .err = "--pid PID is required (see memwatch --help)" },
+	{ .rc = -1, .err = "--pid PID is required, or a command to run: memwatch [options] -- CMD [ARGS...] (see memwatch --help)" },
+
+	/* launch mode: -- CMD [ARGS...], --user */
+	{ .argv = { "-o", "f", "--", "prog", "-p", "1", "--x" },
+	  .fields = { "npids=0 pids=", "command=prog,-p,1,--x user=(null)" } },
+	{ .argv = { "-o", "--", "--", "prog" }, .fields = { "output=--", "command=prog user=(null)" } },
+	{ .argv = { "-l", "9100", "--user", "node", "--", "sh", "-c", "x" },
+	  .fields = { "command=sh,-c,x user=node" } },
+	{ .argv = { "-p", "3", "-o", "f", "--", "prog" }, .fields = { "pids=3", "command=prog user=(null)" } },
+	{ .argv = { "-o", "f", "--" }, .rc = -1, .err = "-- needs a command to run" },
+	{ .argv = { "--", "prog" }, .rc = -1,
+	  .err = "in launch mode the program keeps stdout: write the feed with -o PATH or serve it with --listen" },
+	{ .argv = { "-p", "1", "--user", "node" }, .rc = -1, .err = "--user runs a command as USER" },
+	{ .argv = { "-o", "f", "--user", "", "--", "x" }, .rc = -1, .err = "--user needs a user name" },
+	{ .argv = { "-p", "1", "prog" }, .rc = -1,
+	  .err = "unexpected argument 'prog'; a command to run goes after --" },
 	{ .argv = { "-p" }, .rc = -1, .err = "option '-p' needs a value" },
 
 	/* --interval */
@@ -393,6 +408,12 @@ static char *describe(const struct mw_options *o)
 		fputs(i ? "," : "", f);
 		describe_func(f, o, i);
 	}
+	fputs(" command=", f);
+	for (int i = 0; o->command && o->command[i]; i++)
+		fprintf(f, "%s%s", i ? "," : "", o->command[i]);
+	if (!o->command)
+		fputs("(null)", f);
+	fprintf(f, " user=%s", o->user ? o->user : "(null)");
 	if (o->npids)
 		fprintf(f, " last_pid=%d", (int)o->pids[o->npids - 1]);
 	if (o->nstructs)

@@ -50,6 +50,7 @@ void attach__prepare(struct memwatch_bpf *skel)
 		skel->progs.struct_enter, skel->progs.struct_return,
 		skel->progs.struct_exit, skel->progs.unwind_handler,
 		skel->progs.floor_enter, skel->progs.floor_return,
+		skel->progs.loader_hook,
 	};
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
@@ -77,6 +78,8 @@ static int keep(struct mw_links *l, int fd)
 static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 				   bool ret, bool floor)
 {
+	if (prog == MW_PROG_LOADER)
+		return skel->progs.loader_hook;	/* memwatch's own, even with --floor */
 	if (floor)
 		return ret ? skel->progs.floor_return : skel->progs.floor_enter;
 	switch (prog) {
@@ -90,6 +93,8 @@ static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 		return skel->progs.struct_exit;
 	case MW_PROG_HANDLER:
 		return skel->progs.unwind_handler;
+	case MW_PROG_LOADER:
+		break;
 	}
 	return NULL;
 }

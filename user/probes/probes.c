@@ -33,6 +33,7 @@ static struct mw_needs needs_of(enum mw_prog prog, uint64_t cookie, bool retprob
 		n.args = (1u << 1) | (1u << 3);
 		break;
 	case MW_PROG_STRUCT_EXIT:
+	case MW_PROG_LOADER:
 		break;
 	}
 	return n;
@@ -48,6 +49,10 @@ static void place(const struct mw_probe_table *t, const char *path, uint64_t off
 	if (prog == MW_PROG_STRUCT_EXIT) {	/* on a return instruction */
 		placement__entry(at, true, MW_STEP_INSN);
 		snprintf(at->insn, sizeof(at->insn), "ret");
+		return;
+	}
+	if (prog == MW_PROG_LOADER) {		/* a few calls per dlopen */
+		placement__entry(at, false, MW_STEP_NO);
 		return;
 	}
 	placement__find_file(path, offset, size, &needs, at);

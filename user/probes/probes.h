@@ -20,6 +20,8 @@ enum mw_prog {
 	MW_PROG_STRUCT,		/* struct_enter [+ struct_return] */
 	MW_PROG_STRUCT_EXIT,	/* struct_exit, on a return instruction */
 	MW_PROG_HANDLER,	/* unwind_handler, on a personality routine */
+	MW_PROG_LOADER,		/* loader_hook, on the dynamic loader's
+				 * _dl_debug_state: rare, left where it is */
 };
 
 struct mw_probe {

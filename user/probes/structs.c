@@ -341,7 +341,7 @@ static void say_inlined(const struct mw_func_spec *f, const struct match *m, siz
 /* Adds the probes of one --insert/--remove; -1 after one message. */
 static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 			const struct mw_objects *o, bool heap, bool unwinds,
-			struct mw_probe_table *tab)
+			enum mw_missing missing, struct mw_probe_table *tab)
 {
 	const char *opt = f->remove ? "--remove" : "--insert";
 	bool glob = symmatch__is_glob(f->symbol);
@@ -351,6 +351,16 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 	size_t n = find_matches(f->symbol, o, &m);
 	int err = 0;
 
+	if (n == 0 && missing == MW_MISSING_QUIET) {
+		free(m);
+		return 0;
+	}
+	if (n == 0 && missing == MW_MISSING_WAITS) {
+		mw_err("%s '%s': not in pid %d's executable or its %zu libraries yet; probed when a library that defines it is loaded",
+		       opt, f->symbol, (int)t->pid, o->n ? o->n - 1 : 0);
+		free(m);
+		return 0;
+	}
 	if (n == 0) {
 		char note[PATH_MAX + 128], callers[512];
 
@@ -403,13 +413,14 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 }
 
 int structs__resolve(const struct mw_target *t, const struct mw_objects *o,
-		     const struct mw_options *opts, struct mw_probe_table *tab)
+		     const struct mw_options *opts, enum mw_missing missing,
+		     struct mw_probe_table *tab)
 {
 	bool unwinds = unwind__runtime(o), scopes = false;
 	int n = 0, r = 0;
 
 	for (int i = 0; i < opts->nfuncs && r >= 0; i++) {
-		r = resolve_func(t, &opts->funcs[i], o, !opts->no_heap, unwinds, tab);
+		r = resolve_func(t, &opts->funcs[i], o, !opts->no_heap, unwinds, missing, tab);
 		n += r;
 		scopes |= (cookie_of(&opts->funcs[i], !opts->no_heap) & MW_SF_SCOPE) != 0;
 	}

@@ -12,8 +12,15 @@
 #include "objects.h"
 #include "target.h"
 
+/* What a symbol found in none of the objects means: an error; a line
+ * saying it is probed once a library that defines it is loaded (memwatch
+ * sees every object the loader maps); or nothing, for objects loaded
+ * later (dlopen), which need not define every symbol. */
+enum mw_missing { MW_MISSING_FAILS, MW_MISSING_WAITS, MW_MISSING_QUIET };
+
 /* Adds every structure probe. Probes added, or -1 after one message. */
 int structs__resolve(const struct mw_target *t, const struct mw_objects *objs,
-		     const struct mw_options *opts, struct mw_probe_table *tab);
+		     const struct mw_options *opts, enum mw_missing missing,
+		     struct mw_probe_table *tab);
 
 #endif

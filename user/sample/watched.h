@@ -24,6 +24,18 @@ struct mw_watched {
 	struct mw_snapshot last;	/* the latest sample */
 	bool sampled;			/* last holds one */
 	bool exec_seen;			/* it ran execve: re-attach after this row */
+	bool launched;			/* memwatch started it (launch mode) */
+	bool held;			/* it stops at execve and at its loader's
+					 * hook until memwatch has attached */
+	bool hooked;			/* its loader's hook is probed */
+	uint64_t r_debug;		/* its loader's r_debug (mw_loader) */
+	uint32_t gen;			/* its attach generation (mw_loader) */
+	bool awaiting_loader;		/* a new image: probed once its loader
+					 * has mapped the startup objects */
+	bool attached;			/* its image's probes are in */
+	bool reexec;			/* say so once the new image is probed */
+	char **seen;			/* objects probed (as the target maps them) */
+	size_t nseen;
 	uint64_t stepped;		/* its probes left single-stepped */
 	struct {			/* said once on stderr */
 		bool short_stacks, inexact, silent[MW_MAX_STRUCTS];

@@ -170,6 +170,33 @@ int elfsym__open(const char *path, struct mw_elf **out)
 	return 0;
 }
 
+uint64_t elfsym__data_vaddr(const struct mw_elf *e, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
+		    sh.sh_entsize != sizeof(Elf64_Sym) || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < data->d_size / sizeof(Elf64_Sym); i++) {
+			const char *n;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			n = elf_strptr(e->elf, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name))
+				return sym.st_value;
+		}
+	}
+	return 0;
+}
+
 static int build_id_of(Elf *elf, char *buf, size_t len);
 
 int elfsym__add_debug(struct mw_elf *e, const char *debug_path)

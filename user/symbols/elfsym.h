@@ -40,6 +40,9 @@ const struct mw_sym *elfsym__at_offset(const struct mw_elf *e, uint64_t offset,
 /* The link-time address of file offset @offset (through the PT_LOAD
  * segments); 0 if it is in none. */
 uint64_t elfsym__offset_to_vaddr(const struct mw_elf *e, uint64_t offset);
+/* The link-time address of the exported data object @name (.dynsym);
+ * 0 if there is none. */
+uint64_t elfsym__data_vaddr(const struct mw_elf *e, const char *name);
 /* The GNU build-id as lowercase hex in @buf; 0, or -ENOENT if none. */
 int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len);
 /* Adopts the symbols of @debug (a separate debug file of @e), converting

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_launch.c - launch mode, memwatch [options] -- CMD: the program is
+ * started by memwatch with every probe in before its first instruction,
+ * so a structure it fills before it reads anything (before anyone could
+ * attach by pid) is counted from birth; a library it dlopens later is
+ * probed before it runs; it keeps its stdio, its signals and its exit
+ * status (125 memwatch, 126 cannot execute, 127 not found, 128+N).
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+
+/* each test its own feed: tests may run side by side */
+static char feed_path[64];
+#define FEED (feed_path[0] ? feed_path : \
+	      (snprintf(feed_path, sizeof(feed_path), "/tmp/memwatch-launch-%d.csv", \
+			(int)getpid()), feed_path))
+
+struct launched {
+	struct proc mw;		/* memwatch; its stdout is the program's */
+	char header[8192], row[8192];
+	long long reg, reg_bytes;
+	pid_t pid;
+};
+
+/* memwatch @opts... -- launch_target N [STATUS], the feed in FEED; waits
+ * for the program's tally and memwatch's first rows. */
+static void launch(struct launched *l, const char *n, const char *status,
+		   const char *const extra[])
+{
+	const char *argv[32] = { MEMWATCH, "-i", "0.1", "-o", FEED, "--struct", "reg",
+				 "--insert", "reg_add", "--struct", "plugin",
+				 "--insert", "plugin_add" };
+	int k = 13;
+	char *line;
+
+	unlink(FEED);
+	for (int i = 0; extra && extra[i]; i++)
+		argv[k++] = extra[i];
+	argv[k++] = "--";
+	argv[k++] = TARGET("launch_target");
+	argv[k++] = n;
+	argv[k++] = status;
+	argv[k] = NULL;
+	proc_spawn(&l->mw, argv);
+	line = proc_line(&l->mw, 20000);
+	cr_assert(line && !strncmp(line, "filled", 6), "the program runs, on memwatch's stdout: [%s] %s",
+		  line ? line : "", proc_stderr(&l->mw));
+	l->reg = reply_int(line, "reg");
+	l->reg_bytes = reply_int(line, "bytes");
+	l->pid = (pid_t)reply_int(line, "pid");
+	cr_assert(file_wait_rows(FEED, 2, 10000, l->header, sizeof(l->header), l->row,
+				 sizeof(l->row)) >= 2, "rows in the feed: %s", proc_stderr(&l->mw));
+}
+
+/* The feed's newest row, written after now. */
+static void settle(struct launched *l)
+{
+	int n = file_rows(FEED, l->header, sizeof(l->header), l->row, sizeof(l->row));
+
+	cr_assert(file_wait_rows(FEED, n + 2, 5000, l->header, sizeof(l->header), l->row,
+				 sizeof(l->row)) >= n + 2, "the feed goes on");
+}
+
+static long long col(struct launched *l, const char *name)
+{
+	return csv_int(l->header, l->row, name);
+}
+
+Test(launch, structure_filled_before_any_attach__counted_from_birth, .timeout = 60)
+{
+	struct launched l;
+
+	launch(&l, "300", "5", NULL);
+	settle(&l);
+	cr_expect_eq(col(&l, "pid"), l.pid, "the rows are the program's");
+	cr_expect_eq(l.reg, 300, "the program's own tally");
+	cr_expect_eq(col(&l, "reg_elements"), l.reg, "every element since birth");
+	cr_expect_eq(col(&l, "reg_bytes"), l.reg_bytes, "every byte since birth");
+	cr_expect_eq(col(&l, "heap_untracked_frees"), 0, "no free of a block from before the probes");
+	cr_expect_eq(col(&l, "lost_unpaired"), 0, "nothing lost");
+	cr_expect_geq(col(&l, "heap_live_bytes"), l.reg_bytes, "the heap holds them");
+	proc_send(&l.mw, "quit\n");
+	cr_expect_eq(proc_wait(&l.mw, 10000), 5, "memwatch exits with the program's status");
+	file_rows(FEED, l.header, sizeof(l.header), l.row, sizeof(l.row));
+	cr_expect_eq(col(&l, "reg_elements"), 300, "a final row after the program exited");
+}
+
+Test(launch, library_dlopened_later__probed_before_it_runs, .timeout = 60)
+{
+	struct launched l;
+	char *line;
+	long long bytes;
+
+	launch(&l, "10", "0", NULL);
+	cr_expect(strstr(proc_stderr(&l.mw), "--insert 'plugin_add': not in pid") &&
+		  strstr(proc_stderr(&l.mw), "probed when a library that defines it is loaded"),
+		  "says the function is not there yet: %s", proc_stderr(&l.mw));
+	settle(&l);
+	cr_expect_eq(col(&l, "plugin_elements"), 0, "nothing before the library");
+	proc_send(&l.mw, "load 40\n");
+	line = proc_line(&l.mw, 10000);
+	cr_assert(line && !strncmp(line, "plugin", 6), "the plugin ran: [%s]", line ? line : "");
+	bytes = reply_int(line, "bytes");
+	settle(&l);
+	cr_expect_eq(col(&l, "plugin_elements"), 40, "every call right after dlopen");
+	cr_expect_eq(col(&l, "plugin_bytes"), bytes, "its allocations, exactly");
+	cr_expect_eq(col(&l, "reg_elements"), 10, "the rest unchanged");
+	proc_send(&l.mw, "quit\n");
+	cr_expect_eq(proc_wait(&l.mw, 10000), 0, "exit 0 as the program");
+}
+
+Test(launch, sigterm_to_memwatch__passed_on_then_final_row, .timeout = 60)
+{
+	struct launched l;
+	int rows;
+
+	launch(&l, "20", "0", NULL);
+	proc_send(&l.mw, "sleep\n");
+	proc_kill(&l.mw, SIGTERM);
+	cr_expect_eq(proc_wait(&l.mw, 10000), 128 + SIGTERM, "the program was killed by SIGTERM: 143");
+	rows = file_rows(FEED, l.header, sizeof(l.header), l.row, sizeof(l.row));
+	cr_expect_geq(rows, 2, "rows");
+	cr_expect_eq(col(&l, "reg_elements"), 20, "the final row, after the program's exit");
+}
+
+Test(launch, count_reached__detaches_and_waits_for_the_program, .timeout = 60)
+{
+	const char *extra[] = { "-n", "3", NULL };
+	struct launched l;
+	char *line;
+
+	launch(&l, "20", "9", extra);
+	usleep(800000);
+	cr_expect_eq(file_rows(FEED, l.header, sizeof(l.header), l.row, sizeof(l.row)), 3,
+		     "exactly --count rows");
+	cr_expect_eq(kill(l.pid, 0), 0, "the program still runs");
+	cr_expect_eq(kill(l.mw.pid, 0), 0, "memwatch waits for it");
+	proc_send(&l.mw, "load 5\n");
+	line = proc_line(&l.mw, 10000);
+	cr_expect(line && !strncmp(line, "plugin", 6), "the program works unprobed: [%s]",
+		  line ? line : "");
+	proc_send(&l.mw, "quit\n");
+	cr_expect_eq(proc_wait(&l.mw, 10000), 9, "then exits with its status");
+}
+
+/* One run of memwatch -o FEED -- @cmd...; its exit code and stderr. */
+static int run_cmd(const char *const cmd[], const char **err)
+{
+	const char *argv[16] = { MEMWATCH, "-o", FEED, "--" };
+	struct proc p;
+	int k = 4, rc;
+
+	for (int i = 0; cmd[i]; i++)
+		argv[k++] = cmd[i];
+	argv[k] = NULL;
+	proc_spawn(&p, argv);
+	rc = proc_wait(&p, 30000);
+	*err = proc_stderr(&p);
+	return rc;
+}
+
+Test(launch, exit_status__like_env, .timeout = 60)
+{
+	const char *err;
+
+	cr_expect_eq(run_cmd((const char *[]){ "/nonexistent/prog", NULL }, &err), 127, "not found: 127");
+	cr_expect(strstr(err, "memwatch: cannot run '/nonexistent/prog': No such file"), "%s", err);
+	char noexec[64];
+	FILE *f;
+
+	snprintf(noexec, sizeof(noexec), "/tmp/memwatch-noexec-%d", (int)getpid());
+	f = fopen(noexec, "w");
+	cr_assert(f, "a file to run");
+	fputs("#!/bin/sh\n", f);
+	fclose(f);
+	chmod(noexec, 0644);
+	cr_expect_eq(run_cmd((const char *[]){ noexec, NULL }, &err), 126, "not executable: 126");
+	unlink(noexec);
+	cr_expect(strstr(err, "Permission denied"), "%s", err);
+	cr_expect_eq(run_cmd((const char *[]){ "sh", "-c", "kill -KILL $$", NULL }, &err), 128 + 9,
+		     "killed by SIGKILL: 137");
+	cr_expect_eq(run_cmd((const char *[]){ "sh", "-c", "exit 42", NULL }, &err), 42,
+		     "the program's own status");
+	cr_expect_eq(run_cmd((const char *[]){ "true", NULL }, &err), 0, "found in PATH");
+}
+
+Test(launch, bad_input__exit_2_one_line, .timeout = 30)
+{
+	const char *no_out[] = { MEMWATCH, "--", "true", NULL };
+	const char *no_cmd[] = { MEMWATCH, "-o", FEED, "--", NULL };
+	const char *bad_user[] = { MEMWATCH, "-o", FEED, "--user", "no-such-user-x", "--", "true", NULL };
+	struct proc p;
+
+	proc_spawn(&p, no_out);
+	cr_expect_eq(proc_wait(&p, 10000), 2, "no -o or --listen: 2");
+	cr_expect(strstr(proc_stderr(&p), "memwatch: in launch mode the program keeps stdout"),
+		  "%s", proc_stderr(&p));
+	proc_spawn(&p, no_cmd);
+	cr_expect_eq(proc_wait(&p, 10000), 2, "-- alone: 2");
+	cr_expect(strstr(proc_stderr(&p), "memwatch: -- needs a command"), "%s", proc_stderr(&p));
+	proc_spawn(&p, bad_user);
+	cr_expect_eq(proc_wait(&p, 10000), 2, "no such user: 2");
+	cr_expect(strstr(proc_stderr(&p), "memwatch: --user 'no-such-user-x': no such user"),
+		  "%s", proc_stderr(&p));
+}
+
+/* --user: the program is that user, with none of memwatch's capabilities. */
+Test(launch, user__runs_as_that_user_without_capabilities, .timeout = 60)
+{
+	const char *argv[] = { MEMWATCH, "-o", FEED, "--user", "nobody", "--", "sh", "-c",
+			       "id -u; grep -E '^Cap(Eff|Prm|Amb)' /proc/self/status", NULL };
+	struct proc p;
+	char *line;
+	int caps = 0;
+
+	proc_spawn(&p, argv);
+	line = proc_line(&p, 20000);
+	cr_assert(line, "output: %s", proc_stderr(&p));
+	cr_expect_str_eq(line, "65534", "uid of nobody");
+	while ((line = proc_line(&p, 5000))) {
+		cr_expect(strstr(line, "0000000000000000"), "no capability: %s", line);
+		caps++;
+	}
+	cr_expect_eq(caps, 3, "CapEff, CapPrm, CapAmb read");
+	cr_expect_eq(proc_wait(&p, 10000), 0, "exit 0");
+}

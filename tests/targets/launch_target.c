@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * launch_target.c - integration target for launch and follow modes. At
+ * start, before reading anything (so before memwatch could be attached
+ * by pid), it fills the structure reg with N elements, then prints its
+ * tally. Commands on stdin:
+ *   load K   dlopen libplugin.so (beside the executable) and add K
+ *            elements to its structure at once, with plugin_add
+ *   fork K   fork a child that adds K elements to reg, reports its tally
+ *            (as "child pid=P reg=E bytes=B") and exits
+ *   sleep    stay quiet until a signal ends it
+ *   quit     exit with the status given as the second argument
+ * Usage: launch_target N [STATUS]
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "say.h"
+
+struct rnode { struct rnode *next; int key; };
+static struct rnode *reg_head;
+static long long reg_elements, reg_bytes;
+
+__attribute__((noinline)) void reg_add(int key)
+{
+	struct rnode *n = malloc(sizeof(*n) + (size_t)(key % 7) * 8);
+
+	if (!n)
+		abort();
+	n->key = key;
+	n->next = reg_head;
+	reg_head = n;
+	reg_elements++;
+	reg_bytes += (long long)(sizeof(*n) + (size_t)(key % 7) * 8);
+}
+
+static void fill(int n)
+{
+	for (int i = 0; i < n; i++)
+		reg_add(i);
+}
+
+/* dlopen the plugin next to this executable, then add @k elements */
+static void load(int k)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 32], *slash;
+	size_t (*add)(size_t);
+	long long bytes = 0;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	void *h;
+
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/libplugin.so", exe);
+	h = dlopen(path, RTLD_NOW);
+	if (!h) {
+		say("error dlopen: %s\n", dlerror());
+		return;
+	}
+	add = (size_t (*)(size_t))dlsym(h, "plugin_add");
+	for (int i = 0; i < k && add; i++)
+		bytes += (long long)add((size_t)(16 + i % 5));
+	say("plugin elements=%d bytes=%lld\n", k, bytes);
+}
+
+static void child(int k)
+{
+	reg_elements = reg_bytes = 0;	/* the child's own, since the fork */
+	fill(k);
+	say("child pid=%d reg=%lld bytes=%lld\n", (int)getpid(), reg_elements, reg_bytes);
+	usleep(300000);			/* memwatch samples it before it exits */
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 100, status = argc > 2 ? atoi(argv[2]) : 0;
+	char line[128];
+
+	fill(n);
+	say("filled pid=%d reg=%lld bytes=%lld\n", (int)getpid(), reg_elements, reg_bytes);
+	while (fgets(line, sizeof(line), stdin)) {
+		int k = 0;
+
+		if (sscanf(line, "load %d", &k) == 1) {
+			load(k);
+		} else if (sscanf(line, "fork %d", &k) == 1) {
+			pid_t pid = fork();
+
+			if (pid == 0)
+				child(k);
+			waitpid(pid, NULL, 0);
+			say("forked done\n");
+		} else if (!strncmp(line, "sleep", 5)) {
+			for (;;)
+				pause();
+		} else if (!strncmp(line, "quit", 4)) {
+			break;
+		}
+	}
+	return status;
+}
