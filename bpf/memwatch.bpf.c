@@ -399,8 +399,9 @@ static __always_inline __u64 site_key(__u32 slot, __u64 ra, __u64 stack, __u32 c
 {
 	struct mw_site zero = {};
 	struct mw_site_key key = {
-		.site = MW_BLOCK_KEY(slot, ra) | stack << MW_KEY_STACK_SHIFT,
+		.site = MW_SITE(ra, stack),
 		.charge = charge,
+		.slot = slot,
 	};
 
 	if (!want_sites || !ra)
@@ -415,9 +416,10 @@ static __always_inline __u64 site_key(__u32 slot, __u64 ra, __u64 stack, __u32 c
 	return key.site;
 }
 
-static __always_inline void site_add(__u64 site, __u32 charge, __s64 bytes, __s64 blocks)
+static __always_inline void site_add(__u32 slot, __u64 site, __u32 charge, __s64 bytes,
+				     __s64 blocks)
 {
-	struct mw_site_key key = { .site = site, .charge = charge };
+	struct mw_site_key key = { .site = site, .charge = charge, .slot = slot };
 	struct mw_site *s;
 
 	if (!want_sites || !site || !(s = bpf_map_lookup_elem(&sites, &key)))
@@ -438,7 +440,7 @@ static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge,
 	count2(slot, MW_C_ALLOC_CALLS, 1, MW_C_ALLOC_BYTES, size);
 	if (charge && (ss = sstats(slot, charge - 1)))
 		ss->alloc_bytes += size;
-	site_add(site, charge, (__s64)size, 1);
+	site_add(slot, site, charge, (__s64)size, 1);
 }
 
 static __always_inline void block_gone(__u32 slot, struct mw_block *blk);
@@ -477,7 +479,7 @@ static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
 	count2(slot, MW_C_FREE_CALLS, 1, MW_C_FREE_BYTES, blk->size);
 	if (blk->struct_id && (ss = sstats(slot, blk->struct_id - 1)))
 		ss->free_bytes += blk->size;
-	site_add(blk->site, blk->struct_id, -(__s64)blk->size, -1);
+	site_add(slot, blk->site, blk->struct_id, -(__s64)blk->size, -1);
 }
 
 /* Takes @addr out of the table into @out; returns false if untracked. */

@@ -11,7 +11,9 @@
 #include <linux/types.h>	/* the BPF side has these from vmlinux.h */
 #endif
 
-#define MW_MAX_TARGETS		16	/* pids observed at once */
+#define MW_MAX_TARGETS		1024	/* processes observed at once, at most
+					 * (--max-targets sizes the maps) */
+#define MW_DEFAULT_TARGETS	256
 #define MW_MAX_STRUCTS		64	/* user-named structures */
 #define MW_MAX_SCOPES		8	/* nested insert calls tracked per thread */
 #define MW_DEFAULT_LIVE_BLOCKS	(1u << 20)
@@ -71,7 +73,7 @@ struct mw_fits {
  * links are per pid): the programs need no pid lookup. */
 #define MW_COOKIE_SLOT_SHIFT	40
 #define MW_COOKIE_WITH_SLOT(c, slot) ((__u64)(c) | ((__u64)(slot) << MW_COOKIE_SLOT_SHIFT))
-#define MW_COOKIE_SLOT(c)	((__u32)(((c) >> MW_COOKIE_SLOT_SHIFT) & 0xff))
+#define MW_COOKIE_SLOT(c)	((__u32)(((c) >> MW_COOKIE_SLOT_SHIFT) & (MW_MAX_TARGETS - 1)))
 
 /*
  * Where a probe sits. The kernel single-steps most instructions under a
@@ -98,7 +100,7 @@ struct mw_place {
 	__u32 fn_len;
 };
 #define MW_MAX_PLACES		4096
-#define MW_COOKIE_PLACE_SHIFT	48
+#define MW_COOKIE_PLACE_SHIFT	50
 #define MW_COOKIE_WITH_PLACE(c, i) ((__u64)(c) | ((__u64)(i) << MW_COOKIE_PLACE_SHIFT))
 #define MW_COOKIE_PLACE(c)	((__u32)((c) >> MW_COOKIE_PLACE_SHIFT))
 
@@ -164,18 +166,18 @@ struct mw_struct_stats {
 
 /*
  * The live-block table: one entry per block allocated since attach, 8
- * bytes of key and 8 of value (the kernel adds ~40 per entry). User-space
+ * bytes of key and 24 of value (the kernel adds ~40 per entry). User-space
  * addresses fit in 47 bits, so the key is the address (bits 0-47) with
- * the target's slot in bits 48-51; a site key (below) also has its stack
- * in bits 52-63.
+ * the target's slot in bits 48-57.
  */
 #define MW_KEY_SLOT_SHIFT	48
 #define MW_BLOCK_KEY(slot, addr) ((__u64)(addr) | ((__u64)(slot) << MW_KEY_SLOT_SHIFT))
-#define MW_BLOCK_KEY_SLOT(key)	((__u32)(((key) >> MW_KEY_SLOT_SHIFT) & 0xf))
+#define MW_BLOCK_KEY_SLOT(key)	((__u32)(((key) >> MW_KEY_SLOT_SHIFT) & (MW_MAX_TARGETS - 1)))
 #define MW_KEY_ADDR(key)	((key) & ((1ull << MW_KEY_SLOT_SHIFT) - 1))
-/* With --stacks a site key also carries its stack: stack id + 1 in the
- * top 12 bits (slots use 4 bits: MW_MAX_TARGETS is 16). */
-#define MW_KEY_STACK_SHIFT	52
+/* A site: the call's return address (bits 0-47), and with --stacks its
+ * stack id + 1 above it (bits 48-59); the slot is a field of its key. */
+#define MW_SITE(ra, stack)	((__u64)(ra) | ((__u64)(stack) << MW_KEY_STACK_SHIFT))
+#define MW_KEY_STACK_SHIFT	48
 #define MW_KEY_STACK(key)	((__u32)((key) >> MW_KEY_STACK_SHIFT))
 #define MW_MAX_STACKS		4095
 #define MW_STACK_DEPTH		64
@@ -183,7 +185,7 @@ struct mw_struct_stats {
 struct mw_block {
 	__u64 size : 48;	/* requested bytes */
 	__u64 struct_id : 16;	/* 0: none, else structure id + 1 */
-	__u64 site;		/* MW_BLOCK_KEY(slot, call site), 0: none */
+	__u64 site;		/* MW_SITE(call site, stack), 0: none */
 };
 
 /*
@@ -196,9 +198,9 @@ struct mw_block {
  */
 #define MW_MAX_SITES		16384
 struct mw_site_key {
-	__u64 site;		/* MW_BLOCK_KEY(slot, ra) | stack << MW_KEY_STACK_SHIFT */
+	__u64 site;		/* MW_SITE(ra, stack) */
 	__u32 charge;		/* structure id + 1, 0: none */
-	__u32 pad;
+	__u32 slot;
 };
 struct mw_site {
 	__s64 live_bytes;
@@ -252,17 +254,19 @@ struct mw_loader {
 #define MW_RT_CONSISTENT	0
 
 /* The packed layouts above hold these limits; the build fails otherwise. */
-_Static_assert(MW_MAX_TARGETS <= 16, "a key has 4 bits of target slot");
-_Static_assert(MW_MAX_TARGETS <= 256, "a cookie has 8 bits of target slot");
-_Static_assert(MW_MAX_STACKS < (1 << 12), "a site key has 12 bits of stack id + 1 (ids < MW_MAX_STACKS)");
+_Static_assert((MW_MAX_TARGETS & (MW_MAX_TARGETS - 1)) == 0, "slots are masked");
+_Static_assert(MW_KEY_SLOT_SHIFT + 10 <= 64 && MW_MAX_TARGETS <= (1 << 10),
+	       "a block key has 10 bits of target slot");
+_Static_assert(MW_MAX_TARGETS <= (1 << 10), "a cookie has 10 bits of target slot");
+_Static_assert(MW_MAX_STACKS < (1 << 12), "a site has 12 bits of stack id + 1 (ids < MW_MAX_STACKS)");
 _Static_assert(MW_MAX_STRUCTS < (1 << 16), "a cookie and a block have 16 bits of structure id");
 _Static_assert(MW_OP__COUNT <= 0xff, "an allocator cookie has 8 bits of op");
 _Static_assert(MW_DELTA_ARG1 + 5 <= 0xff, "a structure cookie has 8 bits of delta rule");
 _Static_assert(MW_SF_REMOVE >= (1ull << (MW_SF_DELTA_SHIFT + 8)), "structure flags above the delta rule");
 _Static_assert(MW_ALLOC_NORESERVE < (1ull << MW_COOKIE_SLOT_SHIFT) &&
 	       MW_SF_PART < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
-_Static_assert(MW_COOKIE_SLOT_SHIFT + 8 <= MW_COOKIE_PLACE_SHIFT, "the slot below the place");
-_Static_assert(MW_MAX_PLACES <= (1 << (64 - MW_COOKIE_PLACE_SHIFT)), "a cookie has 16 bits of place");
+_Static_assert(MW_COOKIE_SLOT_SHIFT + 10 <= MW_COOKIE_PLACE_SHIFT, "the slot below the place");
+_Static_assert(MW_MAX_PLACES <= (1 << (64 - MW_COOKIE_PLACE_SHIFT)), "a cookie has 14 bits of place");
 _Static_assert(MW_REG__COUNT <= 0xff, "a place has 8 bits per register");
 _Static_assert((MW_MAX_SCOPES & (MW_MAX_SCOPES - 1)) == 0, "scopes are indexed with a mask");
 

@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
 #include "cli.h"
 #include "allocator.h"
 #include "config.h"
@@ -23,7 +27,7 @@ enum {
 	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
 	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS, OPT_PPROF,
-	OPT_USER,
+	OPT_USER, OPT_EXE, OPT_COMM, OPT_CGROUP, OPT_MAX_TARGETS,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +54,10 @@ static const struct option long_opts[] = {
 	{ "stacks",		no_argument,	   NULL, OPT_STACKS },
 	{ "floor",		no_argument,	   NULL, OPT_FLOOR },
 	{ "user",		required_argument, NULL, OPT_USER },
+	{ "exe",		required_argument, NULL, OPT_EXE },
+	{ "comm",		required_argument, NULL, OPT_COMM },
+	{ "cgroup",		required_argument, NULL, OPT_CGROUP },
+	{ "max-targets",	required_argument, NULL, OPT_MAX_TARGETS },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
 	{ 0 },
@@ -59,12 +67,19 @@ static const struct option long_opts[] = {
 static const char usage_text[] =
 "Usage: memwatch -p PID [options]\n"
 "       memwatch [options] -- CMD [ARGS...]\n"
+"       memwatch --exe PATH | --comm NAME | --cgroup PATH [options]\n"
 "Observe a process's heap from outside, with BPF uprobes: a running one,\n"
 "or CMD, started by memwatch with every probe in before its first\n"
 "instruction (its figures are then absolute: from birth).\n"
 "\n"
 "  -p, --pid PID             process to observe (repeatable)\n"
 "      --user USER           run CMD as USER (launch mode)\n"
+"      --exe PATH            follow every process running PATH, now and\n"
+"                            later, and what they fork (repeatable)\n"
+"      --comm NAME           follow every process named NAME (repeatable)\n"
+"      --cgroup PATH         follow every process in the cgroup v2 PATH or\n"
+"                            below it (repeatable)\n"
+"      --max-targets N       processes watched at once (%u, at most %u)\n"
 "  -i, --interval SECONDS    sampling period, > 0, fractional allowed (%g)\n"
 "  -n, --count N             exit after N rows per process\n"
 "  -o, --output PATH         write the feed to PATH instead of stdout\n"
@@ -245,6 +260,53 @@ static int add_pid(struct mw_options *o, const char *arg)
 	return 0;
 }
 
+/* --exe: an executable file, matched by the path it resolves to. */
+static int add_exe(struct mw_options *o, const char *arg)
+{
+	struct stat st;
+	char *path;
+
+	if (o->nexes == MW_MAX_MATCHES)
+		return usage_error("too many --exe (at most %d)", MW_MAX_MATCHES);
+	path = realpath(arg, NULL);
+	if (!path || stat(path, &st) || !S_ISREG(st.st_mode) || access(path, X_OK)) {
+		int err = !path ? errno : !S_ISREG(st.st_mode) ? EISDIR : EACCES;
+
+		free(path);
+		return usage_error("--exe '%s': not an executable file (%s)", arg, strerror(err));
+	}
+	o->exes[o->nexes++] = path;
+	return 0;
+}
+
+/* --cgroup: a directory of a cgroup v2 hierarchy. */
+static int add_cgroup(struct mw_options *o, const char *arg)
+{
+	struct statfs fs;
+	char *path;
+
+	if (o->ncgroups == MW_MAX_MATCHES)
+		return usage_error("too many --cgroup (at most %d)", MW_MAX_MATCHES);
+	path = realpath(arg, NULL);
+	if (!path) {
+		int err = errno;
+
+		return usage_error("--cgroup '%s': %s", arg, strerror(err));
+	}
+	if (statfs(path, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
+		free(path);
+		return usage_error("--cgroup '%s': not a cgroup v2 directory (mount -t cgroup2 shows where the hierarchy is)",
+				   arg);
+	}
+	o->cgroups[o->ncgroups++] = path;
+	return 0;
+}
+
+bool cli__follows(const struct mw_options *o)
+{
+	return o->nexes || o->ncomms || o->ncgroups;
+}
+
 /* One option; returns 0, 1 (help/version printed) or -1. */
 static int parse_one(struct mw_options *o, int c, const char *arg)
 {
@@ -355,11 +417,28 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 			return usage_error("--user needs a user name");
 		o->user = arg;
 		return 0;
+	case OPT_EXE:
+		return add_exe(o, arg);
+	case OPT_COMM:
+		if (!*arg || strlen(arg) > MW_COMM_LEN)
+			return usage_error("--comm '%s': a process name, 1 to %d characters (as ps -o comm shows it)",
+					   arg, MW_COMM_LEN);
+		if (o->ncomms == MW_MAX_MATCHES)
+			return usage_error("too many --comm (at most %d)", MW_MAX_MATCHES);
+		o->comms[o->ncomms++] = arg;
+		return 0;
+	case OPT_CGROUP:
+		return add_cgroup(o, arg);
+	case OPT_MAX_TARGETS:
+		if (cli__parse_u64(arg, 1, MW_MAX_TARGETS, &v))
+			return usage_error("--max-targets '%s': from 1 to %d processes", arg, MW_MAX_TARGETS);
+		o->max_targets = (uint32_t)v;
+		return 0;
 	case 'c':
 		return config__load(o, arg);
 	case 'h':
-		printf(usage_text, MW_DEFAULT_INTERVAL_S, MW_DEFAULT_LIVE_BLOCKS, MW_DEFAULT_TOP,
-		       MW_DEFAULT_LEAK_INTERVALS);
+		printf(usage_text, MW_DEFAULT_TARGETS, MW_MAX_TARGETS, MW_DEFAULT_INTERVAL_S,
+		       MW_DEFAULT_LIVE_BLOCKS, MW_DEFAULT_TOP, MW_DEFAULT_LEAK_INTERVALS);
 		return 1;
 	case 'V':
 		printf("memwatch %s\n", MEMWATCH_VERSION);
@@ -394,8 +473,32 @@ static int check_structs(const struct mw_options *o)
 	return 0;
 }
 
+char *cli__keep(struct mw_options *o, const char *value)
+{
+	char **nv = realloc(o->kept, (o->nkept + 1) * sizeof(*nv));
+	char *v = strdup(value);
+
+	if (nv)
+		o->kept = nv;
+	if (!nv || !v) {
+		free(v);
+		return NULL;
+	}
+	return o->kept[o->nkept++] = v;
+}
+
 void cli__free(struct mw_options *o)
 {
+	for (size_t i = 0; i < o->nkept; i++)
+		free(o->kept[i]);
+	free(o->kept);
+	o->kept = NULL;
+	o->nkept = 0;
+	for (int i = 0; i < o->nexes; i++)
+		free(o->exes[i]);
+	for (int i = 0; i < o->ncgroups; i++)
+		free(o->cgroups[i]);
+	o->nexes = o->ncgroups = 0;
 	for (int i = 0; i < o->nfuncs; i++)
 		free((char *)o->funcs[i].symbol);
 	o->nfuncs = 0;
@@ -404,22 +507,23 @@ void cli__free(struct mw_options *o)
 int cli__apply(struct mw_options *o, const char *name, const char *value,
 	       const char *where)
 {
-	static const char *const allowed[] = {
-		"struct", "insert", "remove", "delta", "size", NULL
-	};
+	const struct option *lo;
 	int err = -1;
 
 	source = where;
-	for (int i = 0; allowed[i]; i++) {
-		if (strcmp(name, allowed[i]))
-			continue;
-		for (const struct option *lo = long_opts; lo->name; lo++)
-			if (!strcmp(lo->name, name))
-				err = parse_one(o, lo->val, value);
-		source = NULL;
-		return err;
-	}
-	err = usage_error("unknown key '%s': use struct, insert, remove, delta or size", name);
+	for (lo = long_opts; lo->name && strcmp(lo->name, name); lo++)
+		;
+	if (!lo->name)
+		err = usage_error("unknown key '%s': a key is a long option without its dashes (memwatch --help)",
+				  name);
+	else if (lo->val == 'c' || lo->val == 'h' || lo->val == 'V')
+		err = usage_error("'%s' cannot be used in a config file", name);
+	else if (lo->has_arg == no_argument && *value)
+		err = usage_error("'%s' takes no value", name);
+	else if (lo->has_arg == required_argument && !*value)
+		err = usage_error("'%s' needs a value", name);
+	else
+		err = parse_one(o, lo->val, lo->has_arg == no_argument ? NULL : value);
 	source = NULL;
 	return err;
 }
@@ -464,6 +568,7 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	o->allocator = "auto";
 	o->top = MW_DEFAULT_TOP;
 	o->leak_intervals = MW_DEFAULT_LEAK_INTERVALS;
+	o->max_targets = MW_DEFAULT_TARGETS;
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
 	dash = command_start(argc, argv);
@@ -485,7 +590,7 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 		return usage_error("--user runs a command as USER: memwatch --user USER [options] -- CMD [ARGS...]");
 	if (o->command && !o->output && !o->listen)
 		return usage_error("in launch mode the program keeps stdout: write the feed with -o PATH or serve it with --listen");
-	if (o->npids == 0 && !o->command)
-		return usage_error("--pid PID is required, or a command to run: memwatch [options] -- CMD [ARGS...]");
+	if (o->npids == 0 && !o->command && !cli__follows(o))
+		return usage_error("--pid PID is required, or a command to run: memwatch [options] -- CMD [ARGS...], or --exe, --comm or --cgroup to follow");
 	return check_structs(o);
 }

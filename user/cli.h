@@ -24,6 +24,8 @@
 #define MW_DEFAULT_LEAK_INTERVALS 5
 #define MW_MAX_ELEMENT_SIZE	(1ull << 40)	/* --size */
 #define MW_STRUCT_NAME_MAX	64
+#define MW_MAX_MATCHES		64	/* --exe, --comm, --cgroup, each */
+#define MW_COMM_LEN		15	/* the kernel's comm, without its NUL */
 
 enum mw_format { MW_FORMAT_CSV, MW_FORMAT_OPENMETRICS, MW_FORMAT_TABLE };
 
@@ -65,6 +67,16 @@ struct mw_options {
 	int nfuncs;
 	int last_opt;			/* the option parsed last, for --delta */
 	char **command;			/* -- CMD [ARGS...]: launch mode; NULL: none */
+	/* follow mode: every process that matches one, now and later */
+	char *exes[MW_MAX_MATCHES];	/* --exe, resolved (realpath); owned */
+	int nexes;
+	const char *comms[MW_MAX_MATCHES];	/* --comm */
+	int ncomms;
+	char *cgroups[MW_MAX_MATCHES];	/* --cgroup, resolved; owned */
+	int ncgroups;
+	uint32_t max_targets;		/* --max-targets: processes at once */
+	char **kept;			/* config file values, owned (cli__keep) */
+	size_t nkept;
 	const char *user;		/* --user: run the command as USER */
 };
 
@@ -77,14 +89,21 @@ int cli__parse(int argc, char **argv, struct mw_options *opts);
 /* Frees what cli__parse allocated. */
 void cli__free(struct mw_options *opts);
 
-/* Applies one structure option (struct, insert, remove, delta, size) read
- * from a config file; errors are reported as "memwatch: WHERE: ...".
+/* Applies one option read from a config file, by its long name (a flag
+ * with an empty value); errors are reported as "memwatch: WHERE: ...".
  * 0 or -1. */
 int cli__apply(struct mw_options *o, const char *name, const char *value,
 	       const char *where);
 
+/* A copy of @value owned by @o until cli__free (options point at their
+ * values); NULL when out of memory. */
+char *cli__keep(struct mw_options *o, const char *value);
+
 /* Strict number parsers: the whole string, in range, or -1. */
 int cli__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int cli__parse_seconds(const char *s, double *out);
+
+/* Whether any --exe, --comm or --cgroup was given. */
+bool cli__follows(const struct mw_options *o);
 
 #endif

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * config.c - the config file: each line "KEY VALUE" means "--KEY VALUE" on
- * the command line, so both share one parser (cli__apply) and one
- * meaning. VALUE is the rest of the line, trimmed, so a C++ signature with
- * spaces needs no quoting:
+ * the command line (a flag is its KEY alone), for every long option but
+ * config, help and version, so both share one parser (cli__apply) and
+ * one meaning. VALUE is the rest of the line, trimmed, so a C++ signature
+ * with spaces needs no quoting:
  *
  *   # consensus DAG
  *   struct dag
@@ -66,12 +67,9 @@ int config__parse(struct mw_options *o, FILE *f, const char *name)
 		if (*value)
 			*value++ = '\0';
 		value = trim(value);
-		if (!*value) {
-			mw_err("%s: '%s' needs a value", where, key);
-			err = -1;
-		} else {
-			err = cli__apply(o, key, value, where);
-		}
+		/* options keep pointers to their values: the line is reused */
+		value = cli__keep(o, value);
+		err = value ? cli__apply(o, key, value, where) : (mw_err("out of memory"), -1);
 	}
 	if (!err && ferror(f)) {
 		mw_err("cannot read %s: %s", name, strerror(errno));

@@ -27,6 +27,8 @@
 #include "http.h"
 #include "launch.h"
 #include "loader.h"
+#include "follow.h"
+#include <sys/resource.h>
 #include "log.h"
 #include "memwatch.skel.h"
 #include "privs.h"
@@ -45,8 +47,11 @@
 struct mw_session {
 	struct mw_options opts;
 	struct memwatch_bpf *skel;
-	struct mw_watched watched[MW_MAX_TARGETS];	/* index = slot */
-	int nwatched;
+	struct mw_watched *watched;	/* opts.max_targets records, index = slot */
+	int nwatched;			/* slots used so far (in_use or not) */
+	struct mw_follow follow;	/* --exe, --comm, --cgroup */
+	bool follows;
+	bool warned_full;		/* more matches than --max-targets */
 	struct bpf_link *exec_link, *fork_link;
 	struct ring_buffer *events;	/* process events (memwatch.h) */
 	struct mw_launch launch;	/* launch mode: the program memwatch runs */
@@ -74,17 +79,52 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
+static int register_target(struct mw_session *s, struct mw_watched *w);
+
+/* The record of @pid if it is watched. */
+static struct mw_watched *find_pid(struct mw_session *s, pid_t pid)
+{
+	for (int i = 0; i < s->nwatched; i++)
+		if (s->watched[i].in_use && s->watched[i].target.pid == pid)
+			return &s->watched[i];
+	return NULL;
+}
+
+/* A free slot, or NULL once --max-targets are watched (said once). */
+static struct mw_watched *free_slot(struct mw_session *s, pid_t pid)
+{
+	for (int i = 0; i < s->nwatched; i++)
+		if (!s->watched[i].in_use)
+			return &s->watched[i];
+	if ((uint32_t)s->nwatched < s->opts.max_targets)
+		return &s->watched[s->nwatched++];
+	if (!s->warned_full)
+		mw_err("pid %d and later processes are not watched: %u already are; raise --max-targets (at most %d)",
+		       (int)pid, s->opts.max_targets, MW_MAX_TARGETS);
+	s->warned_full = true;
+	return NULL;
+}
+
+/* Opens @pid into a free slot, registered with the BPF side once it is
+ * loaded. 0, 1 when no slot is free, or -1 after a message. */
 static int open_target(struct mw_session *s, pid_t pid, struct mw_watched **out)
 {
-	struct mw_watched *w = &s->watched[s->nwatched];
+	struct mw_watched *w = free_slot(s, pid);
+	uint32_t slot;
 
-	if (target__open(&w->target, pid, (uint32_t)s->nwatched))
+	if (!w)
+		return 1;
+	slot = (uint32_t)(w - s->watched);
+	memset(w, 0, sizeof(*w));
+	if (target__open(&w->target, pid, slot))
 		return -1;
-	s->nwatched++;
+	w->in_use = true;
 	if (sites__init(&w->sites, &w->target, s->opts.leak_intervals)) {
 		mw_err("out of memory");
 		return -1;
 	}
+	if (s->skel && register_target(s, w))
+		return -1;
 	if (out)
 		*out = w;
 	return 0;
@@ -93,6 +133,11 @@ static int open_target(struct mw_session *s, pid_t pid, struct mw_watched **out)
 /* The --pid targets, then the launched program (held until attached). */
 static int open_targets(struct mw_session *s)
 {
+	s->watched = calloc(s->opts.max_targets, sizeof(*s->watched));
+	if (!s->watched) {
+		mw_err("out of memory");
+		return -1;
+	}
 	for (int i = 0; i < s->opts.npids; i++)
 		if (open_target(s, s->opts.pids[i], NULL))
 			return -1;
@@ -105,7 +150,46 @@ static int open_targets(struct mw_session *s)
 }
 
 static int on_event(void *ctx, void *data, size_t len);
+static int follow_found(void *ctx, pid_t pid);
 static int write_loader(struct mw_session *s, const struct mw_watched *w);
+static void forget_seen(struct mw_watched *w);
+
+/* Tells the BPF side @w's pid is in its slot. 0, or -1 after a message. */
+static int register_target(struct mw_session *s, struct mw_watched *w)
+{
+	__u32 tgid = (__u32)w->target.pid, slot = w->target.slot;
+	int err;
+
+	/* a slot's entries were purged when it was last dropped */
+	err = bpf_map__update_elem(s->skel->maps.slots, &tgid, sizeof(tgid),
+					   &slot, sizeof(slot), BPF_ANY);
+	if (!err)
+		err = write_loader(s, w);
+	if (err) {
+		mw_err("cannot register pid %d: %s", (int)tgid, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/* Stops watching @w: its probes, its slot's entries in every map (a
+ * week-long run reuses slots and leaks nothing), its records. */
+static void drop_target(struct mw_session *s, struct mw_watched *w)
+{
+	__u32 tgid = (__u32)w->target.pid;
+
+	attach__destroy(&w->links);
+	if (s->skel) {
+		bpf_map__delete_elem(s->skel->maps.slots, &tgid, sizeof(tgid), 0);
+		sampler__reset(&s->sampler, &w->target, s->layout.nstructs);
+	}
+	target__close(&w->target);
+	sites__free(&w->sites);
+	glibcview__close(w->glibc);
+	w->glibc = NULL;
+	forget_seen(w);
+	w->in_use = w->sampled = false;
+}
 
 static int load_bpf(struct mw_session *s)
 {
@@ -117,6 +201,12 @@ static int load_bpf(struct mw_session *s)
 		return -1;
 	}
 	bpf_map__set_max_entries(s->skel->maps.live, s->opts.max_live_blocks);
+	bpf_map__set_max_entries(s->skel->maps.slots, s->opts.max_targets);
+	bpf_map__set_max_entries(s->skel->maps.loaders, s->opts.max_targets);
+	bpf_map__set_max_entries(s->skel->maps.stats, s->opts.max_targets);
+	bpf_map__set_max_entries(s->skel->maps.struct_stats, s->opts.max_targets * MW_MAX_STRUCTS);
+	s->skel->rodata->report_execs = s->follows;
+	s->skel->rodata->report_forks = true;	/* children to follow or to unprobe */
 	attach__prepare(s->skel);
 	s->skel->rodata->have_structs = s->opts.nstructs > 0;
 	s->skel->rodata->want_sites = s->layout.sites;
@@ -127,19 +217,13 @@ static int load_bpf(struct mw_session *s)
 		       strerror(-err));
 		return -1;
 	}
-	for (int i = 0; i < s->nwatched; i++) {
-		struct mw_watched *w = &s->watched[i];
-		__u32 tgid = (__u32)w->target.pid, slot = w->target.slot;
-
-		err = bpf_map__update_elem(s->skel->maps.slots, &tgid, sizeof(tgid),
-					   &slot, sizeof(slot), BPF_ANY);
-		if (!err)
-			err = write_loader(s, w);
-		if (err) {
-			mw_err("cannot register pid %d: %s", (int)tgid, strerror(-err));
-			return -1;
-		}
+	if (sampler__init(&s->sampler, s->skel)) {
+		mw_err("out of memory");
+		return -1;
 	}
+	for (int i = 0; i < s->nwatched; i++)
+		if (s->watched[i].in_use && register_target(s, &s->watched[i]))
+			return -1;
 	s->events = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_event, s, NULL);
 	if (!s->events) {
 		mw_err("cannot read the BPF ring buffer: %s", strerror(errno));
@@ -150,7 +234,12 @@ static int load_bpf(struct mw_session *s)
 		mw_err("cannot watch for execve (tp_btf/sched_process_exec): %s", strerror(errno));
 		return -1;
 	}
-	return sampler__init(&s->sampler, s->skel) ? (mw_err("out of memory"), -1) : 0;
+	s->fork_link = bpf_program__attach(s->skel->progs.target_fork);
+	if (!s->fork_link) {
+		mw_err("cannot watch for fork (tp_btf/sched_process_fork): %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* glibc's own figures (mallinfo2, arenas) read from outside: needs the
@@ -446,6 +535,7 @@ static int begin_image(struct mw_session *s, struct mw_watched *w)
 	int err = -1;
 
 	w->exec_seen = false;
+	target__read_comm(t);
 	attach__destroy(&w->links);
 	forget_seen(w);
 	w->hooked = w->attached = w->awaiting_loader = false;
@@ -483,7 +573,7 @@ out:
 	objects__close(&objs);
 	procmaps__free(&maps);
 	if (!err && !w->awaiting_loader)
-		err = attach_target(s, w, w->launched ? MW_MISSING_WAITS : MW_MISSING_FAILS);
+		err = attach_target(s, w, w->launched || w->followed ? MW_MISSING_WAITS : MW_MISSING_FAILS);
 	return err;
 }
 
@@ -577,7 +667,7 @@ static int loaded(struct mw_session *s, struct mw_watched *w)
 
 	if (w->awaiting_loader) {
 		w->awaiting_loader = false;
-		err = attach_target(s, w, w->launched ? MW_MISSING_WAITS : MW_MISSING_FAILS);
+		err = attach_target(s, w, w->launched || w->followed ? MW_MISSING_WAITS : MW_MISSING_FAILS);
 		if (!err && w->reexec) {
 			say_reattached(w);
 			w->reexec = false;
@@ -589,10 +679,55 @@ static int loaded(struct mw_session *s, struct mw_watched *w)
 	return err;
 }
 
+/* Watches @pid, found matching: probes its image now, or once its
+ * loader has mapped its startup objects (begin_image). A process that
+ * cannot be probed (it exited meanwhile, a symbol is missing) is not
+ * watched; memwatch goes on. */
+static int follow_pid(struct mw_session *s, pid_t pid)
+{
+	struct mw_watched *w;
+	int r;
+
+	if (find_pid(s, pid))
+		return 0;
+	r = open_target(s, pid, &w);
+	if (r)
+		return r < 0 && !target__gone(pid) ? -1 : 0;
+	w->followed = true;
+	if (begin_image(s, w)) {
+		drop_target(s, w);
+		return 0;
+	}
+	if (getenv("MEMWATCH_DEBUG"))
+		mw_err("following pid %d (%s)", (int)pid, w->target.comm);
+	return 0;
+}
+
+static int follow_found(void *ctx, pid_t pid)
+{
+	return follow_pid(ctx, pid);
+}
+
+/* An execve by a process not watched: followed if it now matches. */
+static int follow_exec(struct mw_session *s, pid_t pid)
+{
+	return follow__matches(&s->follow, pid) ? follow_pid(s, pid) : 0;
+}
+
+/* @w forked @pid: in follow mode the child is followed too; otherwise it
+ * must not pay for the breakpoints it inherited. */
+static int forked(struct mw_session *s, struct mw_watched *w, pid_t pid)
+{
+	if (s->follows && (w->followed || follow__matches(&s->follow, pid)))
+		return follow_pid(s, pid);
+	w->scrub = true;	/* once per batch of events: take_events */
+	return 0;
+}
+
 static struct mw_watched *watched_at(struct mw_session *s, __u32 slot, __u32 pid)
 {
-	if (slot >= (__u32)s->nwatched || s->watched[slot].target.pid != (pid_t)pid ||
-	    s->watched[slot].target.exited)
+	if (slot >= (__u32)s->nwatched || !s->watched[slot].in_use ||
+	    s->watched[slot].target.pid != (pid_t)pid || s->watched[slot].target.exited)
 		return NULL;
 	return &s->watched[slot];
 }
@@ -603,21 +738,39 @@ static int on_event(void *ctx, void *data, size_t len)
 	struct mw_session *s = ctx;
 	const struct mw_event *e = data;
 	struct mw_watched *w;
+	int r = 0;
 
 	if (len < sizeof(*e))
 		return 0;
-	w = watched_at(s, e->slot, e->pid);
+	w = watched_at(s, e->slot, e->kind == MW_EV_FORK ? e->ppid : e->pid);
 	if (getenv("MEMWATCH_DEBUG"))
-		mw_err("event %u pid %u slot %u%s", e->kind, e->pid, e->slot, w ? "" : " (not watched)");
+		mw_err("event %u pid %u ppid %u slot %u%s", e->kind, e->pid, e->ppid, e->slot,
+		       w ? "" : " (not watched)");
+	if (!w && e->kind == MW_EV_EXEC && s->follows)
+		return follow_exec(s, (pid_t)e->pid);
 	if (!w)
 		return 0;
 	switch (e->kind) {
 	case MW_EV_EXEC:
-		return new_image(s, w);
+		if (w->followed && !follow__matches(&s->follow, w->target.pid)) {
+			mw_err("pid %d executed a program that no longer matches: not watched any more",
+			       (int)w->target.pid);
+			drop_target(s, w);
+			return 0;
+		}
+		r = new_image(s, w);
+		break;
 	case MW_EV_LOADED:
-		return loaded(s, w);
+		r = loaded(s, w);
+		break;
+	case MW_EV_FORK:
+		return forked(s, w, (pid_t)e->pid);
 	}
-	return 0;
+	if (r && w->followed) {		/* one process memwatch could not probe */
+		drop_target(s, w);
+		return 0;
+	}
+	return r;
 }
 
 /* Acts on every event waiting. 0, or -1 after a message. */
@@ -625,6 +778,13 @@ static int take_events(struct mw_session *s)
 {
 	int n = ring_buffer__consume(s->events);
 
+	for (int i = 0; i < s->nwatched; i++) {
+		struct mw_watched *w = &s->watched[i];
+
+		if (w->in_use && w->scrub && !w->target.exited)
+			attach__scrub(s->skel, &w->links, w->target.pid);
+		w->scrub = false;
+	}
 	if (n == -EINTR)
 		return 0;
 	return n < 0 ? -1 : 0;
@@ -790,7 +950,7 @@ static int write_outputs(struct mw_session *s, const struct mw_snapshot *const *
 	int nall = 0;
 
 	for (int i = 0; i < s->nwatched; i++)
-		if (s->watched[i].sampled)
+		if (s->watched[i].in_use && s->watched[i].sampled)
 			all[nall++] = &s->watched[i].last;
 	if (feed__write(&s->feed, fresh, nfresh, all, nall))
 		return -1;
@@ -807,7 +967,7 @@ static int write_outputs(struct mw_session *s, const struct mw_snapshot *const *
 		struct mw_watched *w = &s->watched[i];
 
 		/* an exec whose event was lost (the ring buffer was full) */
-		if (w->exec_seen && !w->target.exited && new_image(s, w))
+		if (w->in_use && w->exec_seen && !w->target.exited && new_image(s, w))
 			return -1;
 	}
 	return 0;
@@ -830,7 +990,7 @@ static int emit_all(struct mw_session *s)
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
 
-		if (w->target.exited)
+		if (!w->in_use || w->target.exited || !w->attached)
 			continue;
 		if (sample_watched(s, w))
 			return -1;
@@ -843,16 +1003,19 @@ static int emit_all(struct mw_session *s)
 static int emit_http_first(struct mw_session *s)
 {
 	const struct mw_snapshot *all[MW_MAX_TARGETS];
+	int n = 0;
 
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
 
+		if (!w->in_use || !w->attached)
+			continue;
 		if (read_maps(s, w))
 			return -1;
 		w->sampled = true;
-		all[i] = &w->last;
+		all[n++] = &w->last;
 	}
-	return publish(s, all, s->nwatched);
+	return publish(s, all, n);
 }
 
 /* One row for every target still running, after the events waiting. */
@@ -872,23 +1035,33 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Writes a final row for each target that exited since the last poll.
- * Returns 1 once no target is left, or the launched program exited. */
+/* Writes a final row for each target that exited since the last poll,
+ * and drops it (its series leave the exporter). Returns 1 once no target
+ * is left (never in follow mode), or the launched program exited. */
 static int reap_targets(struct mw_session *s)
 {
 	int left = 0;
 
 	for (int i = 0; i < s->nwatched; i++) {
-		struct mw_target *t = &s->watched[i].target;
+		struct mw_watched *w = &s->watched[i];
+		struct mw_target *t = &w->target;
 
+		if (!w->in_use)
+			continue;
 		if (!t->exited && target__has_exited(t)) {
-			if (emit_one(s, &s->watched[i]))
+			if (w->attached && emit_one(s, w))
 				return -1;
-			if (!s->watched[i].launched)
-				mw_err("pid %d exited", (int)t->pid);
+			if (!w->launched) {
+				if (!w->followed)
+					mw_err("pid %d exited", (int)t->pid);
+				drop_target(s, w);
+				continue;
+			}
 		}
 		left += !t->exited;
 	}
+	if (s->follows)
+		return s->child && s->child->target.exited;
 	return left == 0 || (s->child && s->child->target.exited);
 }
 
@@ -931,7 +1104,7 @@ static int wait_events(struct mw_session *s, double wait)
 	pfd[n++] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
 	pfd[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->events), .events = POLLIN };
 	for (int i = 0; i < s->nwatched; i++)
-		if (!s->watched[i].target.exited)
+		if (s->watched[i].in_use && !s->watched[i].target.exited)
 			pfd[n++] = (struct pollfd){ .fd = s->watched[i].target.pidfd, .events = POLLIN };
 	r = ppoll(pfd, (nfds_t)n, &ts, NULL);
 	if (r < 0 && errno != EINTR) {
@@ -1001,6 +1174,9 @@ static void detach_all(struct mw_session *s)
 {
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
+
+		if (!w->in_use)
+			continue;
 		w->held = false;
 		if (s->skel)
 			write_loader(s, w);
@@ -1040,16 +1216,42 @@ static void cleanup(struct mw_session *s)
 	sampler__free(&s->sampler);
 	memwatch_bpf__destroy(s->skel);
 	for (int i = 0; i < s->nwatched; i++) {
+		if (!s->watched[i].in_use)
+			continue;
 		target__close(&s->watched[i].target);
 		sites__free(&s->watched[i].sites);
 		glibcview__close(s->watched[i].glibc);
 		forget_seen(&s->watched[i]);
 	}
+	free(s->watched);
+	follow__free(&s->follow);
 	http__stop(s->http);
 	feed__close(&s->feed);
 	cli__free(&s->opts);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
+}
+
+/* Each watched process holds a pidfd and a link per object and program:
+ * the soft limit on open files goes up to what --max-targets needs (the
+ * launched program was forked before, with the limit it had). */
+static void raise_nofile(struct mw_session *s)
+{
+	rlim_t want = (rlim_t)s->opts.max_targets * 24 + 256;
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= want)
+		return;
+	if (r.rlim_max < want) {
+		struct rlimit up = { want, want };
+
+		if (!setrlimit(RLIMIT_NOFILE, &up))
+			return;
+		mw_err("can open only %llu files (RLIMIT_NOFILE), not the %llu that --max-targets %u may need",
+		       (unsigned long long)r.rlim_max, (unsigned long long)want, s->opts.max_targets);
+	}
+	r.rlim_cur = r.rlim_max < want ? r.rlim_max : want;
+	setrlimit(RLIMIT_NOFILE, &r);
 }
 
 /* Steps 2 and 3 of main: probes in, privileges down, then the exporter
@@ -1060,8 +1262,12 @@ static int start(struct mw_session *s)
 	if (load_bpf(s))
 		return -1;
 	for (int i = 0; i < s->nwatched; i++)
-		if (!s->watched[i].launched && attach_target(s, &s->watched[i], MW_MISSING_FAILS))
+		if (s->watched[i].in_use && !s->watched[i].launched &&
+		    attach_target(s, &s->watched[i], MW_MISSING_FAILS))
 			return -1;
+	/* then every process that matches (execs from now on are events) */
+	if (s->follows && follow__scan(&s->follow, follow_found, s) < 0)
+		return -1;
 	/* 3. no more privileges than the loop needs; then the exporter's
 	 * thread (capabilities are per thread), then the header: it says
 	 * everything is ready */
@@ -1104,6 +1310,12 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	s.follows = cli__follows(&s.opts);
+	if (s.follows && follow__init(&s.follow, &s.opts)) {
+		code = MW_EXIT_USAGE;
+		goto cleanup;
+	}
+	raise_nofile(&s);
 	if (setup_signals(&s) || open_targets(&s) ||
 	    feed__open(&s.feed, s.opts.format, s.opts.output, &s.layout) || start(&s))
 		goto cleanup;

@@ -80,7 +80,8 @@ Test(glibc_feed, openmetrics__glibc_families, .timeout = 60)
 	proc_spawn(&mw, argv);
 	while ((line = proc_line(&mw, 10000))) {
 		eofs += !strcmp(line, "# EOF");
-		sscanf(line, "memwatch_glibc_arena_bytes{pid=\"%*d\"} %lld", &arena);
+		sscanf(line, "memwatch_glibc_arena_bytes{pid=\"%*d\",comm=\"mallinfo_target\"} %lld",
+		       &arena);
 	}
 	cr_expect_eq(eofs, 2, "two expositions");
 	cr_expect_eq(arena, reply_int(info, "arena"), "memwatch_glibc_arena_bytes = mallinfo2 arena");

@@ -6,8 +6,12 @@
  * tally. Commands on stdin:
  *   load K   dlopen libplugin.so (beside the executable) and add K
  *            elements to its structure at once, with plugin_add
- *   fork K   fork a child that adds K elements to reg, reports its tally
- *            (as "child pid=P reg=E bytes=B") and exits
+ *   fill K   add K elements to reg: "reg pid=P reg=E bytes=B", its tally
+ *   fork K   fork a child that waits 300 ms (a process found at fork is
+ *            probed a few ms later), adds K elements to reg, reports its
+ *            tally since the fork ("child pid=P reg=E bytes=B"), and exits
+ *   pairs N  time N malloc+free pairs here, then in a forked child
+ *            (after 300 ms): "pairs parent_ns=A child_ns=B" per pair
  *   sleep    stay quiet until a signal ends it
  *   quit     exit with the status given as the second argument
  * Usage: launch_target N [STATUS]
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "say.h"
 
@@ -71,9 +76,50 @@ static void load(int k)
 	say("plugin elements=%d bytes=%lld\n", k, bytes);
 }
 
+/* ns per malloc+free pair over @n pairs */
+static double pair_ns(int n)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < n; i++) {
+		void *volatile p = malloc(64);
+
+		free(p);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;
+}
+
+static void pairs(int n)
+{
+	double parent = pair_ns(n), child_ns = -1;
+	int fd[2];
+	pid_t pid;
+
+	if (pipe(fd))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		pair_ns(10);		/* a few trapped calls at most */
+		usleep(300000);
+		child_ns = pair_ns(n);
+		if (write(fd[1], &child_ns, sizeof(child_ns)) != sizeof(child_ns))
+			_exit(1);
+		_exit(0);
+	}
+	if (read(fd[0], &child_ns, sizeof(child_ns)) != sizeof(child_ns))
+		child_ns = -1;
+	waitpid(pid, NULL, 0);
+	close(fd[0]);
+	close(fd[1]);
+	say("pairs parent_ns=%.0f child_ns=%.0f\n", parent, child_ns);
+}
+
 static void child(int k)
 {
 	reg_elements = reg_bytes = 0;	/* the child's own, since the fork */
+	usleep(300000);
 	fill(k);
 	say("child pid=%d reg=%lld bytes=%lld\n", (int)getpid(), reg_elements, reg_bytes);
 	usleep(300000);			/* memwatch samples it before it exits */
@@ -90,7 +136,10 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), stdin)) {
 		int k = 0;
 
-		if (sscanf(line, "load %d", &k) == 1) {
+		if (sscanf(line, "fill %d", &k) == 1) {
+			fill(k);
+			say("reg pid=%d reg=%lld bytes=%lld\n", (int)getpid(), reg_elements, reg_bytes);
+		} else if (sscanf(line, "load %d", &k) == 1) {
 			load(k);
 		} else if (sscanf(line, "fork %d", &k) == 1) {
 			pid_t pid = fork();
@@ -99,6 +148,8 @@ int main(int argc, char **argv)
 				child(k);
 			waitpid(pid, NULL, 0);
 			say("forked done\n");
+		} else if (sscanf(line, "pairs %d", &k) == 1) {
+			pairs(k);
 		} else if (!strncmp(line, "sleep", 5)) {
 			for (;;)
 				pause();

@@ -63,7 +63,21 @@ static const struct cli_case cases[] = {
 	{ .times = MW_MAX_TARGETS + 1, .repeat = { "-p{i}" }, .n = MW_MAX_TARGETS, .rc = -1,
 	  .err = "too many --pid (at most {N})" },
 	{ .argv = { "-i", "2" }, .rc = -1, .err = "--pid PID is required" },
-	{ .rc = -1, .err = "--pid PID is required, or a command to run: memwatch [options] -- CMD [ARGS...] (see memwatch --help)" },
+	{ .rc = -1, .err = "--pid PID is required, or a command to run: memwatch [options] -- CMD [ARGS...], or --exe, --comm or --cgroup to follow (see memwatch --help)" },
+
+	/* follow mode: --exe, --comm, --cgroup, --max-targets */
+	{ .argv = { "--exe", "/bin/sh" }, .fields = { "npids=0" } },
+	{ .argv = { "--comm", "redis-server" }, .fields = { "npids=0" } },
+	{ .argv = { "--comm", "sixteen-letters!" }, .rc = -1, .err = "--comm 'sixteen-letters!': a process name, 1 to 15 characters" },
+	{ .argv = { "--comm", "" }, .rc = -1, .err = "--comm '': a process name" },
+	{ .argv = { "--exe", "/etc/passwd" }, .rc = -1, .err = "--exe '/etc/passwd': not an executable file (Permission denied)" },
+	{ .argv = { "--exe", "/no/such" }, .rc = -1, .err = "--exe '/no/such': not an executable file (No such file or directory)" },
+	{ .argv = { "--exe", "/bin" }, .rc = -1, .err = "--exe '/bin': not an executable file" },
+	{ .argv = { "--cgroup", "/no/such" }, .rc = -1, .err = "--cgroup '/no/such': No such file or directory" },
+	{ .argv = { "--cgroup", "/tmp" }, .rc = -1, .err = "--cgroup '/tmp': not a cgroup v2 directory" },
+	{ .argv = { "-p", "1", "--max-targets", "{N}" }, .n = MW_MAX_TARGETS, .fields = { "max_targets={N}" } },
+	{ .argv = { "-p", "1", "--max-targets", "0" }, .rc = -1, .err = "--max-targets '0': from 1 to" },
+	{ .argv = { "-p", "1", "--max-targets", "{N}" }, .n = MW_MAX_TARGETS + 1, .rc = -1, .err = "--max-targets '{N}'" },
 
 	/* launch mode: -- CMD [ARGS...], --user */
 	{ .argv = { "-o", "f", "--", "prog", "-p", "1", "--x" },
@@ -413,7 +427,8 @@ static char *describe(const struct mw_options *o)
 		fprintf(f, "%s%s", i ? "," : "", o->command[i]);
 	if (!o->command)
 		fputs("(null)", f);
-	fprintf(f, " user=%s", o->user ? o->user : "(null)");
+	fprintf(f, " user=%s max_targets=%u nexes=%d ncomms=%d ncgroups=%d", o->user ? o->user : "(null)",
+		o->max_targets, o->nexes, o->ncomms, o->ncgroups);
 	if (o->npids)
 		fprintf(f, " last_pid=%d", (int)o->pids[o->npids - 1]);
 	if (o->nstructs)

@@ -61,7 +61,37 @@ Test(config, unknown_key__rejected, .init = quiet)
 {
 	struct mw_options o;
 
-	cr_expect_eq(parse(&o, "struct a\npid 12\n"), -1, "pid is not a config key");
+	cr_expect_eq(parse(&o, "struct a\npidx 12\n"), -1, "no such option");
+	cli__free(&o);
+	cr_expect_eq(parse(&o, "config other.conf\n"), -1, "no config from a config");
+	cli__free(&o);
+	cr_expect_eq(parse(&o, "no-heap yes\n"), -1, "a flag takes no value");
+	cli__free(&o);
+}
+
+/* A config file holds every option: a service's whole command line. */
+Test(config, every_option__same_as_the_command_line)
+{
+	struct mw_options o;
+
+	cr_assert_eq(parse(&o, "exe /bin/sh\ncomm redis-server\nlisten 127.0.0.1:9464\n"
+			   "interval 0.5\noutput /tmp/feed.csv\nformat openmetrics\nno-heap\n"
+			   "max-targets 512\npid 42\ntop 7\nstacks\n"
+			   "struct keys\ninsert dbAdd\nremove dbGenericDelete\n"), 0,
+		     "a whole service's options parse");
+	cr_expect_eq(o.nexes, 1, "exe");
+	cr_expect_str_eq(o.exes[0], "/usr/bin/dash", "resolved");
+	cr_expect_str_eq(o.comms[0], "redis-server", "comm");
+	cr_expect_str_eq(o.listen, "127.0.0.1:9464", "listen, kept after its line is gone");
+	cr_expect_str_eq(o.output, "/tmp/feed.csv", "output, kept");
+	cr_expect_eq(o.interval_s, 0.5, "interval");
+	cr_expect_eq(o.format, MW_FORMAT_OPENMETRICS, "format");
+	cr_expect(o.no_heap && o.stacks, "flags");
+	cr_expect_eq(o.max_targets, 512, "max-targets");
+	cr_expect_eq(o.npids, 1, "pid");
+	cr_expect_eq(o.top, 7, "top");
+	cr_expect_eq(o.nstructs, 1, "struct");
+	cr_expect_eq(o.nfuncs, 2, "functions");
 	cli__free(&o);
 }
 
@@ -70,6 +100,7 @@ Test(config, key_without_value__rejected, .init = quiet)
 	struct mw_options o;
 
 	cr_expect_eq(parse(&o, "struct\n"), -1, "struct needs a name");
+	cli__free(&o);
 }
 
 Test(config, insert_before_struct__rejected, .init = quiet)

@@ -40,14 +40,27 @@ Test(cookies, allocator__op_flags_slot_round_trip)
 Test(cookies, block_and_site_keys__slot_stack_address_round_trip)
 {
 	__u64 k = MW_BLOCK_KEY(MW_MAX_TARGETS - 1, USER_ADDR_MAX);
-	__u64 site = k | ((__u64)MW_MAX_STACKS << MW_KEY_STACK_SHIFT);	/* stack id + 1 */
+	__u64 site = MW_SITE(USER_ADDR_MAX, MW_MAX_STACKS);	/* stack id + 1 */
 
 	cr_expect_eq(MW_KEY_ADDR(k), USER_ADDR_MAX, "the highest user address survives");
 	cr_expect_eq(MW_BLOCK_KEY_SLOT(k), MW_MAX_TARGETS - 1, "slot");
-	cr_expect_eq(MW_KEY_STACK(k), 0, "a block key has no stack");
-	cr_expect_eq(MW_KEY_STACK(site), MW_MAX_STACKS, "the last stack id + 1");
-	cr_expect_eq(MW_BLOCK_KEY_SLOT(site), MW_MAX_TARGETS - 1, "the stack does not touch the slot");
-	cr_expect_eq(MW_KEY_ADDR(site), USER_ADDR_MAX, "nor the address");
 	cr_expect_eq(MW_BLOCK_KEY_SLOT(MW_BLOCK_KEY(0, USER_ADDR_MAX)), 0,
 		     "the address does not touch the slot");
+	cr_expect_eq(MW_BLOCK_KEY_SLOT(MW_BLOCK_KEY(MW_MAX_TARGETS, 0x1000)), 0,
+		     "a slot is masked to its bits");
+	cr_expect_lt((k >> MW_KEY_SLOT_SHIFT), (1ull << 16), "the slot stays below the key's top");
+	cr_expect_eq(MW_KEY_STACK(site), MW_MAX_STACKS, "the last stack id + 1");
+	cr_expect_eq(MW_KEY_ADDR(site), USER_ADDR_MAX, "the stack does not touch the address");
+	cr_expect_eq(MW_KEY_STACK(MW_SITE(USER_ADDR_MAX, 0)), 0, "nor the address the stack");
+}
+
+Test(cookies, place__index_beside_the_highest_slot)
+{
+	__u64 c = MW_COOKIE_WITH_PLACE(MW_COOKIE_WITH_SLOT(MW_ALLOC_COOKIE(MW_OP_FREE),
+							   MW_MAX_TARGETS - 1),
+				       MW_MAX_PLACES - 1);
+
+	cr_expect_eq(MW_COOKIE_SLOT(c), MW_MAX_TARGETS - 1, "slot");
+	cr_expect_eq(MW_COOKIE_PLACE(c), MW_MAX_PLACES - 1, "place");
+	cr_expect_eq(MW_ALLOC_OP(c), MW_OP_FREE, "op");
 }

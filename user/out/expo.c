@@ -90,64 +90,7 @@ static void sample(FILE *f, const struct family *fam, const char *labels,
 		fam->counter ? "_total" : "", labels, v);
 }
 
-static void struct_samples(FILE *f, const struct family *fam,
-			   const struct mw_layout *l, const struct mw_snapshot *s)
-{
-	char labels[128];
-
-	for (int k = 0; k < l->nstructs; k++) {
-		const struct mw_struct_sample *ss = &s->s[k];
-		int64_t v;
-
-		if (!struct_has(fam, l, k))
-			continue;
-		switch (fam->value) {
-		case V_S_ELEMENTS:	v = ss->elements; break;
-		case V_S_BYTES:		v = ss->bytes; break;
-		case V_S_ESTIMATED:	v = ss->estimated_bytes; break;
-		case V_S_INSERTS:	v = (int64_t)ss->insert_calls; break;
-		default:		v = (int64_t)ss->remove_calls; break;
-		}
-		/* structure names are [A-Za-z_][A-Za-z0-9_]*: nothing to escape */
-		snprintf(labels, sizeof(labels), "pid=\"%d\",struct=\"%s\"",
-			 (int)s->pid, l->structs[k].name);
-		sample(f, fam, labels, v);
-	}
-}
-
-static void target_samples(FILE *f, const struct family *fam,
-			   const struct mw_layout *l, const struct mw_snapshot *s)
-{
-	char labels[96];
-
-	snprintf(labels, sizeof(labels), "pid=\"%d\"", (int)s->pid);
-	switch (fam->value) {
-	case V_COUNTER:
-		sample(f, fam, labels, fields__counter(fam->field, s));
-		return;
-	case V_RSS:
-		sample(f, fam, labels, (int64_t)s->rss_bytes);
-		return;
-	case V_LOST:
-		for (size_t r = 0; r < mw_ncounter_fields; r++) {
-			const struct mw_counter_field *c = &mw_counter_fields[r];
-
-			if (!c->reason)
-				continue;
-			snprintf(labels, sizeof(labels), "pid=\"%d\",reason=\"%s\"",
-				 (int)s->pid, c->reason);
-			sample(f, fam, labels, (int64_t)s->c[c->counter]);
-		}
-		snprintf(labels, sizeof(labels), "pid=\"%d\",reason=\"missed_probes\"",
-			 (int)s->pid);
-		sample(f, fam, labels, (int64_t)s->lost_missed);
-		return;
-	default:
-		struct_samples(f, fam, l, s);
-	}
-}
-
-/* Label values are symbol names here: escape them as both formats say. */
+/* Label values (symbol names, process names): escaped as both formats say. */
 static void escape(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
@@ -166,6 +109,76 @@ static void escape(const char *in, char *out, size_t len)
 	out[o] = '\0';
 }
 
+/* The labels that say which process: pid, and its name (comm) when
+ * known, escaped. */
+static void who(const struct mw_snapshot *s, char *out, size_t len)
+{
+	char comm[64];
+
+	if (!s->comm[0]) {
+		snprintf(out, len, "pid=\"%d\"", (int)s->pid);
+		return;
+	}
+	escape(s->comm, comm, sizeof(comm));
+	snprintf(out, len, "pid=\"%d\",comm=\"%s\"", (int)s->pid, comm);
+}
+
+static void struct_samples(FILE *f, const struct family *fam,
+			   const struct mw_layout *l, const struct mw_snapshot *s)
+{
+	char labels[192], id[96];
+
+	who(s, id, sizeof(id));
+	for (int k = 0; k < l->nstructs; k++) {
+		const struct mw_struct_sample *ss = &s->s[k];
+		int64_t v;
+
+		if (!struct_has(fam, l, k))
+			continue;
+		switch (fam->value) {
+		case V_S_ELEMENTS:	v = ss->elements; break;
+		case V_S_BYTES:		v = ss->bytes; break;
+		case V_S_ESTIMATED:	v = ss->estimated_bytes; break;
+		case V_S_INSERTS:	v = (int64_t)ss->insert_calls; break;
+		default:		v = (int64_t)ss->remove_calls; break;
+		}
+		/* structure names are [A-Za-z_][A-Za-z0-9_]*: nothing to escape */
+		snprintf(labels, sizeof(labels), "%s,struct=\"%s\"", id, l->structs[k].name);
+		sample(f, fam, labels, v);
+	}
+}
+
+static void target_samples(FILE *f, const struct family *fam,
+			   const struct mw_layout *l, const struct mw_snapshot *s)
+{
+	char labels[160], id[96];
+
+	who(s, id, sizeof(id));
+	snprintf(labels, sizeof(labels), "%s", id);
+	switch (fam->value) {
+	case V_COUNTER:
+		sample(f, fam, labels, fields__counter(fam->field, s));
+		return;
+	case V_RSS:
+		sample(f, fam, labels, (int64_t)s->rss_bytes);
+		return;
+	case V_LOST:
+		for (size_t r = 0; r < mw_ncounter_fields; r++) {
+			const struct mw_counter_field *c = &mw_counter_fields[r];
+
+			if (!c->reason)
+				continue;
+			snprintf(labels, sizeof(labels), "%s,reason=\"%s\"", id, c->reason);
+			sample(f, fam, labels, (int64_t)s->c[c->counter]);
+		}
+		snprintf(labels, sizeof(labels), "%s,reason=\"missed_probes\"", id);
+		sample(f, fam, labels, (int64_t)s->lost_missed);
+		return;
+	default:
+		struct_samples(f, fam, l, s);
+	}
+}
+
 static const struct {
 	const char *name, *help, *unit;
 	bool counter;
@@ -180,7 +193,7 @@ static const struct {
 static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 			 const struct mw_snapshot *const *snaps, int n)
 {
-	char site[512], labels[700];
+	char site[512], labels[800], id[96];
 
 	for (size_t k = 0; k < sizeof(site_families) / sizeof(site_families[0]); k++) {
 		struct family fam = { .name = site_families[k].name,
@@ -196,11 +209,12 @@ static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 
 			if (!s)
 				continue;
+			who(snaps[t], id, sizeof(id));
 			if (k == 3) {
 				for (size_t i = 0; i < s->nins && i < (size_t)l->top; i++) {
 					escape(s->ins[i].name, site, sizeof(site));
-					snprintf(labels, sizeof(labels), "pid=\"%d\",struct=\"%s\",site=\"%s\"",
-						 (int)snaps[t]->pid, l->structs[s->ins[i].struct_id].name, site);
+					snprintf(labels, sizeof(labels), "%s,struct=\"%s\",site=\"%s\"",
+						 id, l->structs[s->ins[i].struct_id].name, site);
 					sample(f, &fam, labels, (int64_t)s->ins[i].calls);
 				}
 				continue;
@@ -209,8 +223,7 @@ static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 				const struct mw_site_row *r = &s->rows[i];
 
 				escape(r->name, site, sizeof(site));
-				snprintf(labels, sizeof(labels), "pid=\"%d\",site=\"%s\"",
-					 (int)snaps[t]->pid, site);
+				snprintf(labels, sizeof(labels), "%s,site=\"%s\"", id, site);
 				sample(f, &fam, labels, k == 0 ? r->live_bytes :
 					       k == 1 ? r->live_blocks : r->suspect);
 			}
@@ -230,7 +243,7 @@ static bool any_glibc(const struct mw_snapshot *const *snaps, int n)
 static void glibc_samples(FILE *f, enum mw_expo fmt, const struct mw_snapshot *const *snaps,
 			  int n)
 {
-	char labels[64];
+	char labels[96];
 
 	for (size_t k = 0; k < mw_nglibc_fields; k++) {
 		const struct mw_glibc_field *g = &mw_glibc_fields[k];
@@ -240,7 +253,7 @@ static void glibc_samples(FILE *f, enum mw_expo fmt, const struct mw_snapshot *c
 		for (int t = 0; t < n; t++) {
 			if (!snaps[t]->has_glibc)
 				continue;
-			snprintf(labels, sizeof(labels), "pid=\"%d\"", (int)snaps[t]->pid);
+			who(snaps[t], labels, sizeof(labels));
 			if (g->kind == MW_G_RATIO)
 				fprintf(f, "%s{%s} %.6f\n", g->metric, labels,
 					snaps[t]->glibc.fragmentation);

@@ -75,6 +75,24 @@ static int keep(struct mw_links *l, int fd)
 	return 0;
 }
 
+/* Remembers an entry link's offsets for attach__scrub (best effort: a
+ * group that cannot be kept is only not scrubbed). */
+static void keep_group(struct mw_links *l, const char *path, const __u64 *offsets, __u32 cnt)
+{
+	struct mw_link_group *nv = realloc(l->groups, (l->ngroups + 1) * sizeof(*nv));
+	struct mw_link_group g = { strdup(path), malloc(cnt * sizeof(*offsets)), cnt };
+
+	if (nv)
+		l->groups = nv;
+	if (!nv || !g.path || !g.offsets) {
+		free(g.path);
+		free(g.offsets);
+		return;
+	}
+	memcpy(g.offsets, offsets, cnt * sizeof(*offsets));
+	l->groups[l->ngroups++] = g;
+}
+
 static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 				   bool ret, bool floor)
 {
@@ -221,6 +239,8 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 		goto out;
 	}
 	l->probes += cnt;
+	if (!ret)
+		keep_group(l, path, offsets, cnt);
 	fd = 0;
 out:
 	if (fd < 0 && (!offsets || !cookies))
@@ -257,5 +277,30 @@ void attach__destroy(struct mw_links *l)
 	for (size_t i = 0; i < l->n; i++)
 		close(l->fd[i]);
 	free(l->fd);
+	for (size_t i = 0; i < l->ngroups; i++) {
+		free(l->groups[i].path);
+		free(l->groups[i].offsets);
+	}
+	free(l->groups);
 	memset(l, 0, sizeof(*l));
+}
+
+void attach__scrub(struct memwatch_bpf *skel, const struct mw_links *l, pid_t pid)
+{
+	for (size_t i = 0; i < l->ngroups; i++) {
+		const struct mw_link_group *g = &l->groups[i];
+		struct uprobe_multi_attr attr;
+		int fd;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.prog_fd = (__u32)bpf_program__fd(skel->progs.floor_enter);
+		attr.attach_type = MW_TRACE_UPROBE_MULTI;
+		attr.path = (__u64)(unsigned long)g->path;
+		attr.offsets = (__u64)(unsigned long)g->offsets;
+		attr.cnt = g->cnt;
+		attr.pid = (__u32)pid;
+		fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+		if (fd >= 0)
+			close(fd);	/* the unregistering is what scrubs */
+	}
 }

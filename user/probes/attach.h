@@ -16,9 +16,18 @@
 
 struct memwatch_bpf;
 
+/* The entry offsets of one object's probes, kept for attach__scrub. */
+struct mw_link_group {
+	char *path;
+	__u64 *offsets;
+	__u32 cnt;
+};
+
 struct mw_links {
 	int *fd;		/* link file descriptors */
 	size_t n, cap;
+	struct mw_link_group *groups;	/* one per entry link */
+	size_t ngroups;
 	size_t probes;		/* uprobes they hold */
 	size_t unplaced;	/* moved probes put back at their entry: places map full */
 };
@@ -39,5 +48,17 @@ int attach__table(struct memwatch_bpf *skel, struct mw_places *places, pid_t pid
 		  uint32_t slot, const struct mw_probe_table *tab,
 		  struct mw_links *links, bool floor);
 void attach__destroy(struct mw_links *links);
+
+/*
+ * Takes @pid's breakpoints out of the processes it forked that nobody
+ * watches: a child inherits them (they are in its copy of the pages),
+ * traps on every call and is observed by no program. The kernel removes
+ * a uprobe's breakpoints from every process no remaining consumer's
+ * filter accepts when a consumer goes, so one short-lived link of empty
+ * programs on the same offsets, for @pid, does it; @pid and every other
+ * watched process keep theirs. Blocks for one kernel synchronisation
+ * (~20 ms here); failures only leave the children slow.
+ */
+void attach__scrub(struct memwatch_bpf *skel, const struct mw_links *links, pid_t pid);
 
 #endif

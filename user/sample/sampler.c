@@ -102,6 +102,7 @@ int sampler__read(struct mw_sampler *s, const struct mw_target *t,
 	memset(out, 0, sizeof(*out));
 	clock_gettime(CLOCK_REALTIME, &out->when);
 	out->pid = t->pid;
+	memcpy(out->comm, t->comm, sizeof(out->comm));
 	err = read_heap(s, t->slot, out);
 	if (err)
 		return err;
@@ -116,11 +117,50 @@ int sampler__read(struct mw_sampler *s, const struct mw_target *t,
 	return 0;
 }
 
-/* Deletes every entry of @map whose key starts with a block-style key
- * (MW_BLOCK_KEY: live blocks, sites, insert sites) of @slot. Keys are
- * collected first: deleting during the walk would restart it from the
- * first bucket every time. */
-static int forget_slot(struct bpf_map *map, uint32_t slot)
+/* The slot of a key of the live, insert_sites or sites map. */
+static uint32_t block_key_slot(const void *key)
+{
+	__u64 first;
+
+	memcpy(&first, key, sizeof(first));
+	return MW_BLOCK_KEY_SLOT(first);
+}
+
+static uint32_t site_key_slot(const void *key)
+{
+	return ((const struct mw_site_key *)key)->slot;
+}
+
+/* Deletes the stacks of the @n sites gone, unless another site (a
+ * forked child's, with the same addresses) still has one. */
+static void forget_stacks(struct memwatch_bpf *skel, const struct mw_site_key *gone, size_t n)
+{
+	struct bpf_map *map = skel->maps.sites;
+	struct mw_site_key key;
+	uint8_t *drop = calloc(MW_MAX_STACKS + 1, 1);
+	int r;
+
+	if (!drop)
+		return;
+	for (size_t i = 0; i < n; i++)
+		drop[MW_KEY_STACK(gone[i].site) & MW_MAX_STACKS] = 1;
+	for (r = bpf_map__get_next_key(map, NULL, &key, sizeof(key)); !r;
+	     r = bpf_map__get_next_key(map, &key, &key, sizeof(key)))
+		drop[MW_KEY_STACK(key.site) & MW_MAX_STACKS] = 0;
+	for (__u32 id1 = 1; id1 <= MW_MAX_STACKS; id1++) {
+		__u32 id = id1 - 1;	/* sites hold stack id + 1 */
+
+		if (drop[id1])
+			bpf_map__delete_elem(skel->maps.stacks, &id, sizeof(id), 0);
+	}
+	free(drop);
+}
+
+/* Deletes every entry of @map whose key is @slot's (and, for sites, the
+ * stacks they hold). Keys are collected first: deleting during the walk
+ * would restart it from the first bucket every time. */
+static int forget_slot(struct memwatch_bpf *skel, struct bpf_map *map, uint32_t slot,
+		       uint32_t (*slot_of)(const void *key))
 {
 	size_t ksz = bpf_map__key_size(map), n = 0, cap = 0;
 	char *keys = NULL, *grown, *key = calloc(1, ksz);
@@ -130,10 +170,7 @@ static int forget_slot(struct bpf_map *map, uint32_t slot)
 		return -ENOMEM;
 	for (r = bpf_map__get_next_key(map, NULL, key, ksz); !r;
 	     r = bpf_map__get_next_key(map, key, key, ksz)) {
-		__u64 first;
-
-		memcpy(&first, key, sizeof(first));
-		if (MW_BLOCK_KEY_SLOT(first) != slot)
+		if (slot_of(key) != slot)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 4096;
@@ -149,6 +186,8 @@ static int forget_slot(struct bpf_map *map, uint32_t slot)
 	}
 	for (size_t i = 0; i < n; i++)
 		bpf_map__delete_elem(map, keys + i * ksz, ksz, 0);
+	if (slot_of == site_key_slot)
+		forget_stacks(skel, (const struct mw_site_key *)keys, n);
 	free(keys);
 	free(key);
 	return 0;
@@ -159,11 +198,11 @@ int sampler__reset(struct mw_sampler *s, const struct mw_target *t, int nstructs
 	uint32_t slot = t->slot;
 	int err;
 
-	err = forget_slot(s->skel->maps.live, slot);
+	err = forget_slot(s->skel, s->skel->maps.live, slot, block_key_slot);
 	if (!err)
-		err = forget_slot(s->skel->maps.sites, slot);
+		err = forget_slot(s->skel, s->skel->maps.sites, slot, site_key_slot);
 	if (!err)
-		err = forget_slot(s->skel->maps.insert_sites, slot);
+		err = forget_slot(s->skel, s->skel->maps.insert_sites, slot, block_key_slot);
 	if (err)
 		return err;
 	memset(s->buf, 0, s->buf_size);

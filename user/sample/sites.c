@@ -257,7 +257,7 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 			err = -ENOMEM;
 	}
 	for (size_t i = 0; !err && i < n; i++)
-		if (MW_BLOCK_KEY_SLOT(keys[i].site) == slot)
+		if (keys[i].slot == slot)
 			e[ne++] = (struct site_entry){ keys[i], vals[i] };
 	if (ne)
 		qsort(e, ne, sizeof(*e), by_site_key);

@@ -18,6 +18,9 @@
 
 struct mw_watched {
 	struct mw_target target;	/* slot = its index in the BPF maps */
+	bool in_use;			/* the slot holds a watched process */
+	bool followed;			/* matched by --exe, --comm, --cgroup */
+	bool scrub;			/* it forked a child not watched */
 	struct mw_links links;		/* its probes */
 	struct mw_sites sites;		/* with site tracking */
 	struct mw_glibcview *glibc;	/* NULL: glibc's view not available */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -70,7 +71,28 @@ int target__open(struct mw_target *t, pid_t pid, uint32_t slot)
 		mw_err("cannot open pid %d: %s", (int)pid, strerror(errno));
 		return -1;
 	}
+	target__read_comm(t);
 	return 0;
+}
+
+void target__read_comm(struct mw_target *t)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)t->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, t->comm, sizeof(t->comm) - 1);
+	if (fd >= 0)
+		close(fd);
+	t->comm[n > 0 ? n : 0] = '\0';
+	t->comm[strcspn(t->comm, "\n")] = '\0';
+}
+
+bool target__gone(pid_t pid)
+{
+	return kill(pid, 0) && errno == ESRCH;
 }
 
 void target__close(struct mw_target *t)

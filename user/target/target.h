@@ -17,6 +17,7 @@ struct mw_target {
 	uint32_t slot;		/* index into the BPF per-target maps */
 	bool exited;
 	char root[32];		/* "/proc/PID/root" */
+	char comm[16];		/* its name (/proc/PID/comm), at open and execve */
 };
 
 /* Opens @pid. 0, or -1 after one message (no such process, kernel thread,
@@ -31,6 +32,10 @@ void target__object_path(const struct mw_target *t, const struct mw_mapping *m,
 			 char *buf, size_t len);
 /* Resident set size from /proc/PID/statm; 0 if unreadable. */
 uint64_t target__rss_bytes(const struct mw_target *t);
+/* Reads the process's name again (after execve). */
+void target__read_comm(struct mw_target *t);
+/* True if no process @pid exists (any more). */
+bool target__gone(pid_t pid);
 /* True once the process has exited (polls the pidfd). */
 bool target__has_exited(struct mw_target *t);
 

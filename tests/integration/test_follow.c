@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_follow.c - follow mode (--exe, --comm, --cgroup): every matching
+ * process, those running at start and those that start later, through a
+ * restart, in a cgroup v2 or not, forked children, 256 at once; and an
+ * unwatched child of a --pid target running at untraced speed.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+
+static char feed[64];
+
+static const char *feed_path(void)
+{
+	snprintf(feed, sizeof(feed), "/tmp/memwatch-follow-%d.csv", (int)getpid());
+	return feed;
+}
+
+/* The feed's last row for @pid into @row; false if it has none. */
+static bool row_of(pid_t pid, char *header, size_t hlen, char *row, size_t rlen)
+{
+	FILE *f = fopen(feed, "r");
+	char line[8192];
+	bool found = false;
+	int n = 0;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+
+		if (!len || line[len - 1] != '\n')
+			break;
+		line[len - 1] = '\0';
+		if (n++ == 0) {
+			snprintf(header, hlen, "%s", line);
+			continue;
+		}
+		if (csv_int(header, line, "pid") == pid) {
+			snprintf(row, rlen, "%s", line);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Waits until the feed has a row for @pid sampled after now. */
+static bool wait_row(pid_t pid, int timeout_ms, char *header, size_t hlen, char *row, size_t rlen)
+{
+	char first[8192] = "";
+	double end = now_s() + timeout_ms / 1000.0;
+
+	row_of(pid, header, hlen, first, sizeof(first));
+	do {
+		if (row_of(pid, header, hlen, row, rlen) && strcmp(row, first) &&
+		    csv_col(header, "timestamp") >= 0) {
+			char again[8192];
+
+			usleep(250000);		/* two more intervals: settled */
+			if (row_of(pid, header, hlen, again, sizeof(again)))
+				snprintf(row, rlen, "%s", again);
+			return true;
+		}
+		usleep(20000);
+	} while (now_s() < end);
+	return false;
+}
+
+static void start_memwatch(struct proc *mw, const char *const opts[])
+{
+	const char *argv[32] = { MEMWATCH, "-i", "0.1", "-o", feed_path(), "--struct", "reg",
+				 "--insert", "reg_add" };
+	int k = 9;
+
+	unlink(feed);
+	for (int i = 0; opts[i]; i++)
+		argv[k++] = opts[i];
+	argv[k] = NULL;
+	proc_spawn(mw, argv);
+}
+
+/* Starts launch_target 0, waits until memwatch follows it (rows for its
+ * pid), fills @n elements, and checks the feed against its tally. */
+static pid_t follow_and_fill(struct proc *t, int n)
+{
+	const char *targv[] = { TARGET("launch_target"), "0", NULL };
+	char header[8192], row[8192], cmd[32], *line;
+	long long reg, bytes;
+	pid_t pid;
+
+	proc_spawn(t, targv);
+	line = proc_line(t, 10000);
+	cr_assert(line && !strncmp(line, "filled", 6), "target runs");
+	pid = (pid_t)reply_int(line, "pid");
+	cr_assert(wait_row(pid, 15000, header, sizeof(header), row, sizeof(row)),
+		  "memwatch follows pid %d", (int)pid);
+	snprintf(cmd, sizeof(cmd), "fill %d\n", n);
+	proc_send(t, cmd);
+	line = proc_line(t, 10000);
+	cr_assert(line && !strncmp(line, "reg", 3), "filled: [%s]", line ? line : "");
+	reg = reply_int(line, "reg");
+	bytes = reply_int(line, "bytes");
+	cr_assert(wait_row(pid, 5000, header, sizeof(header), row, sizeof(row)), "rows go on");
+	cr_expect_eq(csv_int(header, row, "reg_elements"), reg, "pid %d: elements, exact", (int)pid);
+	cr_expect_eq(csv_int(header, row, "reg_bytes"), bytes, "pid %d: bytes, exact", (int)pid);
+	return pid;
+}
+
+Test(follow, exe_run_twice__each_run_exact_memwatch_survives, .timeout = 90)
+{
+	const char *opts[] = { "--exe", TARGET("launch_target"), NULL };
+	struct proc mw, t;
+	char header[8192], row[8192];
+	pid_t first;
+
+	start_memwatch(&mw, opts);
+	first = follow_and_fill(&t, 40);
+	proc_send(&t, "quit\n");
+	cr_expect_eq(proc_wait(&t, 5000), 0, "first run ends");
+	usleep(300000);
+	cr_expect_eq(kill(mw.pid, 0), 0, "memwatch keeps running with no process to watch");
+	follow_and_fill(&t, 65);
+	cr_expect(row_of(first, header, sizeof(header), row, sizeof(row)),
+		  "the first run's rows stay in the file");
+	proc_send(&t, "quit\n");
+	proc_wait(&t, 5000);
+	proc_kill(&mw, SIGTERM);
+	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0 on SIGTERM: %s", proc_stderr(&mw));
+	unlink(feed);
+}
+
+Test(follow, forked_child__followed_exactly, .timeout = 90)
+{
+	const char *opts[] = { "--comm", "launch_target", NULL };
+	char header[8192], row[8192], *line;
+	struct proc mw, t;
+	long long reg, bytes;
+	pid_t child;
+
+	start_memwatch(&mw, opts);
+	follow_and_fill(&t, 10);
+	proc_send(&t, "fork 30\n");
+	line = proc_line(&t, 10000);
+	cr_assert(line && !strncmp(line, "child", 5), "the child reports: [%s]", line ? line : "");
+	child = (pid_t)reply_int(line, "pid");
+	reg = reply_int(line, "reg");
+	bytes = reply_int(line, "bytes");
+	cr_assert(proc_line(&t, 10000), "the child exited");
+	usleep(300000);
+	cr_assert(row_of(child, header, sizeof(header), row, sizeof(row)), "rows for the child");
+	cr_expect_eq(csv_int(header, row, "reg_elements"), reg, "the child's elements since its fork");
+	cr_expect_eq(csv_int(header, row, "reg_bytes"), bytes, "and bytes");
+	proc_send(&t, "quit\n");
+	proc_wait(&t, 5000);
+	proc_kill(&mw, SIGTERM);
+	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0");
+	unlink(feed);
+}
+
+/* A cgroup v2 directory of our own, on the machine's cgroup2 mount or on
+ * one mounted here. */
+static void make_cgroup(char *dir, size_t len, char *mnt, size_t mlen)
+{
+	char out[4096] = "";
+
+	run_capture("awk '$9 == \"cgroup2\" {print $5; exit}' /proc/self/mountinfo", out, sizeof(out));
+	out[strcspn(out, "\n")] = '\0';
+	if (!out[0]) {
+		snprintf(out, sizeof(out), "/tmp/memwatch-cg2-%d", (int)getpid());
+		mkdir(out, 0755);
+		cr_assert_eq(mount("none", out, "cgroup2", 0, NULL), 0, "mount cgroup2: %s",
+			     strerror(errno));
+		snprintf(mnt, mlen, "%s", out);
+	} else {
+		mnt[0] = '\0';
+	}
+	snprintf(dir, len, "%s/memwatch-test-%d", out, (int)getpid());
+	cr_assert(mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
+}
+
+Test(follow, cgroup__inside_followed_outside_not, .timeout = 90)
+{
+	const char *targv[] = { TARGET("launch_target"), "0", NULL };
+	char dir[4200], mnt[4096], procs[4300], pidtext[16], header[8192], row[8192], *line;
+	struct proc mw, in, out;
+	long long reg;
+	FILE *f;
+
+	make_cgroup(dir, sizeof(dir), mnt, sizeof(mnt));
+	proc_spawn(&in, targv);
+	proc_spawn(&out, targv);
+	cr_assert(proc_line(&in, 10000) && proc_line(&out, 10000), "targets run");
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	f = fopen(procs, "w");
+	cr_assert(f, "open %s", procs);
+	fprintf(f, "%d\n", (int)in.pid);
+	cr_assert_eq(fclose(f), 0, "moved into the cgroup");
+	const char *opts[] = { "--cgroup", dir, NULL };
+	start_memwatch(&mw, opts);
+	cr_assert(wait_row(in.pid, 15000, header, sizeof(header), row, sizeof(row)),
+		  "the process in the cgroup is followed: %s", proc_stderr(&mw));
+	proc_send(&in, "fill 25\n");
+	proc_send(&out, "fill 25\n");
+	line = proc_line(&in, 10000);
+	cr_assert(line, "filled");
+	reg = reply_int(line, "reg");
+	cr_assert(proc_line(&out, 10000), "filled outside");
+	cr_assert(wait_row(in.pid, 5000, header, sizeof(header), row, sizeof(row)), "rows");
+	cr_expect_eq(csv_int(header, row, "reg_elements"), reg, "exact inside the cgroup");
+	cr_expect_not(row_of(out.pid, header, sizeof(header), row, sizeof(row)),
+		      "no row for the process outside it");
+	snprintf(pidtext, sizeof(pidtext), "%d", (int)out.pid);
+	proc_send(&in, "quit\n");
+	proc_send(&out, "quit\n");
+	proc_wait(&in, 5000);
+	proc_wait(&out, 5000);
+	proc_kill(&mw, SIGTERM);
+	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0");
+	rmdir(dir);
+	if (mnt[0]) {
+		umount(mnt);
+		rmdir(mnt);
+	}
+	unlink(feed);
+}
+
+/* A child a --pid target forks, which memwatch does not watch, runs at
+ * untraced speed: its inherited breakpoints are taken out. */
+Test(follow, unwatched_child_of_pid_target__untraced_speed, .timeout = 90)
+{
+	const char *targv[] = { TARGET("launch_target"), "0", NULL };
+	char pid[16], *line;
+	struct proc mw, t;
+	double untraced, parent, child;
+
+	proc_spawn(&t, targv);
+	line = proc_line(&t, 10000);
+	cr_assert(line, "target runs");
+	proc_send(&t, "pairs 20000\n");
+	line = proc_line(&t, 20000);
+	cr_assert(line, "untraced pairs");
+	untraced = (double)reply_int(line, "parent_ns");
+	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
+	const char *argv[] = { MEMWATCH, "-p", pid, "-i", "0.1", NULL };
+	proc_spawn(&mw, argv);
+	cr_assert(proc_line(&mw, 20000), "header: %s", proc_stderr(&mw));
+	proc_send(&t, "pairs 2000\n");
+	line = proc_line(&t, 30000);
+	cr_assert(line, "traced pairs");
+	parent = (double)reply_int(line, "parent_ns");
+	child = (double)reply_int(line, "child_ns");
+	cr_expect_gt(parent, 10 * untraced + 200, "the watched parent pays for its probes (%.0f ns vs %.0f untraced)",
+		     parent, untraced);
+	cr_expect_lt(child, 3 * untraced + 30, "the unwatched child runs untraced: %.0f ns (untraced %.0f, parent %.0f)",
+		     child, untraced, parent);
+	proc_send(&t, "quit\n");
+	proc_wait(&t, 5000);
+	proc_kill(&mw, SIGTERM);
+	proc_wait(&mw, 10000);
+}
+
+Test(follow, bad_input__exit_2_one_line, .timeout = 30)
+{
+	static const char *const cases[][3] = {
+		{ "--cgroup", "/sys/fs/cgroup/no-such-cgroup-x", "--cgroup '/sys/fs/cgroup/no-such-cgroup-x': No such file" },
+		{ "--cgroup", "/tmp", "--cgroup '/tmp': not a cgroup v2 directory" },
+		{ "--exe", "/etc/passwd", "--exe '/etc/passwd': not an executable file" },
+		{ "--exe", "/no/such/prog", "--exe '/no/such/prog': not an executable file" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[] = { MEMWATCH, cases[i][0], cases[i][1], NULL };
+		struct proc p;
+
+		proc_spawn(&p, argv);
+		cr_expect_eq(proc_wait(&p, 10000), 2, "%s %s: exit 2", cases[i][0], cases[i][1]);
+		cr_expect(strstr(proc_stderr(&p), cases[i][2]), "says [%s]: %s", cases[i][2],
+			  proc_stderr(&p));
+	}
+}
+
+/* Distinct pids in the feed. */
+static int pids_in_feed(void)
+{
+	char cmd[256], out[64] = "";
+
+	snprintf(cmd, sizeof(cmd), "awk -F, 'NR > 1 {print $2}' %s | sort -u | wc -l", feed);
+	run_capture(cmd, out, sizeof(out));
+	return atoi(out);
+}
+
+#define SCALE 256
+
+Test(follow, scale__256_processes_at_once_exact, .timeout = 300)
+{
+	const char *targv[] = { TARGET("launch_target"), "0", NULL };
+	const char *opts[] = { "--comm", "launch_target", "--max-targets", "300", NULL };
+	struct proc *t = calloc(SCALE, sizeof(*t));
+	char header[8192], row[8192], *line;
+	struct proc mw;
+	int n = 0;
+
+	cr_assert(t, "memory");
+	for (int i = 0; i < SCALE; i++) {
+		proc_spawn(&t[i], targv);
+		cr_assert(proc_line(&t[i], 10000), "target %d runs", i);
+	}
+	start_memwatch(&mw, opts);
+	for (double end = now_s() + 200; now_s() < end && (n = pids_in_feed()) < SCALE;)
+		usleep(500000);
+	cr_assert_eq(n, SCALE, "rows for all %d processes (%d): %s", SCALE, n, proc_stderr(&mw));
+	for (int i = 0; i < SCALE; i += SCALE / 4 - 1) {
+		char cmd[32];
+		long long reg, bytes;
+
+		snprintf(cmd, sizeof(cmd), "fill %d\n", 10 + i);
+		proc_send(&t[i], cmd);
+		line = proc_line(&t[i], 10000);
+		cr_assert(line, "filled");
+		reg = reply_int(line, "reg");
+		bytes = reply_int(line, "bytes");
+		cr_assert(wait_row(t[i].pid, 10000, header, sizeof(header), row, sizeof(row)), "rows");
+		cr_expect_eq(csv_int(header, row, "reg_elements"), reg, "process %d: elements", i);
+		cr_expect_eq(csv_int(header, row, "reg_bytes"), bytes, "process %d: bytes", i);
+		cr_expect_eq(csv_int(header, row, "lost_unpaired"), 0, "process %d: nothing lost", i);
+	}
+	for (int i = 0; i < SCALE; i++)
+		proc_send(&t[i], "quit\n");
+	for (int i = 0; i < SCALE; i++)
+		proc_wait(&t[i], 5000);
+	proc_kill(&mw, SIGTERM);
+	cr_expect_eq(proc_wait(&mw, 30000), 0, "exit 0: %s", proc_stderr(&mw));
+	free(t);
+	unlink(feed);
+}

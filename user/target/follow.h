@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * follow.h - follow mode's rules: which processes --exe, --comm and
+ * --cgroup select. A process matches when its executable resolves to one
+ * of the --exe paths (the path, not a saved inode: an upgrade replaces
+ * the file), its name is one of the --comm names, or it is in one of the
+ * --cgroup v2 directories or below. Read from /proc at the moment asked:
+ * at start for every process, then at each execve and fork.
+ */
+#ifndef MW_FOLLOW_H
+#define MW_FOLLOW_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "cli.h"
+
+struct mw_follow {
+	const struct mw_options *opts;
+	char *cgroups[MW_MAX_MATCHES];	/* as /proc/PID/cgroup names them ("/a/b") */
+	int ncgroups;
+};
+
+/* 0, or -1 after one line (a --cgroup outside every cgroup2 mount). */
+int follow__init(struct mw_follow *f, const struct mw_options *opts);
+void follow__free(struct mw_follow *f);
+/* Whether @pid matches now (false if it is gone). */
+bool follow__matches(const struct mw_follow *f, pid_t pid);
+/* Calls @fn(@ctx, pid) for each running process that matches, but
+ * memwatch; stops at the first nonzero return, which it returns. */
+int follow__scan(const struct mw_follow *f, int (*fn)(void *ctx, pid_t pid), void *ctx);
+
+#endif
