@@ -24,7 +24,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
 	    libcriterion-dev libiberty-dev libmicrohttpd-dev libcapstone-dev libdw-dev libc6-dbg libclang-rt-14-dev prometheus libjemalloc-dev \
 	    libgoogle-perftools-dev libmimalloc-dev redis-server gcc g++ make util-linux curl \
-	    libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev golang-go
+	    libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev golang-go \
+	    man-db groff-base bsdextrautils systemd python3-yaml
 
 USER_SRCS := $(wildcard $(addsuffix /*.c,$(USER_DIRS)))
 USER_HDRS := $(wildcard $(addsuffix /*.h,$(USER_DIRS)))
@@ -394,3 +395,39 @@ glibcview-test: $(BUILD)/glibcview_tests $(BUILD)/targets/mallinfo_target \
 		$(BUILD)/targets/mallinfo_target.nodebug
 	$(BUILD)/glibcview_tests --jobs 1
 # ---- end glibc view ----
+
+# ---- install ----
+# `make install` (PREFIX=/usr/local, DESTDIR for packaging): the binary in
+# sbin, memwatch(8) gzipped as Debian ships man pages, and the examples a
+# daemon needs (config, systemd unit, Kubernetes DaemonSet) under
+# share/doc. The installed unit's ExecStart names $(PREFIX)/sbin/memwatch.
+# `make uninstall` removes exactly those files.
+PREFIX     ?= /usr/local
+SBINDIR    := $(DESTDIR)$(PREFIX)/sbin
+MAN8DIR    := $(DESTDIR)$(PREFIX)/share/man/man8
+EXAMPLEDIR := $(DESTDIR)$(PREFIX)/share/doc/memwatch/examples
+INSTALL_EXAMPLES := memwatch.conf kubernetes/daemonset.yaml kubernetes/README.md
+
+.PHONY: install uninstall
+
+$(BUILD)/memwatch.8.gz: user/memwatch.8 | $(BUILD)
+	$(call msg,GZIP,$@)
+	$(Q)gzip -9nc $< > $@
+
+install: $(BUILD)/memwatch $(BUILD)/memwatch.8.gz
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 $(BUILD)/memwatch $(SBINDIR)/memwatch
+	$(Q)install -D -m 0644 $(BUILD)/memwatch.8.gz $(MAN8DIR)/memwatch.8.gz
+	$(Q)for f in $(INSTALL_EXAMPLES); do \
+		install -D -m 0644 examples/$$f $(EXAMPLEDIR)/$$f || exit 1; done
+	$(Q)install -D -m 0644 examples/memwatch.service $(EXAMPLEDIR)/memwatch.service
+	$(Q)sed -i 's|/usr/local/sbin/memwatch|$(PREFIX)/sbin/memwatch|g' \
+		$(EXAMPLEDIR)/memwatch.service
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(SBINDIR)/memwatch $(MAN8DIR)/memwatch.8.gz \
+		$(addprefix $(EXAMPLEDIR)/,$(INSTALL_EXAMPLES) memwatch.service)
+	$(Q)rmdir $(EXAMPLEDIR)/kubernetes $(EXAMPLEDIR) \
+		$(DESTDIR)$(PREFIX)/share/doc/memwatch 2>/dev/null || true
+# ---- end install ----

@@ -187,7 +187,7 @@ static void make_cgroup(char *dir, size_t len, char *mnt, size_t mlen)
 	cr_assert(mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
 }
 
-Test(follow, cgroup__inside_followed_outside_not, .timeout = 90)
+Test(follow, cgroup__inside_and_below_followed_outside_not, .timeout = 90)
 {
 	const char *targv[] = { TARGET("launch_target"), "0", NULL };
 	char dir[4200], mnt[4096], procs[4300], pidtext[16], header[8192], row[8192], *line;
@@ -199,7 +199,10 @@ Test(follow, cgroup__inside_followed_outside_not, .timeout = 90)
 	proc_spawn(&in, targv);
 	proc_spawn(&out, targv);
 	cr_assert(proc_line(&in, 10000) && proc_line(&out, 10000), "targets run");
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	/* below the followed directory, as a pod's containers are */
+	snprintf(procs, sizeof(procs), "%s/sub", dir);
+	cr_assert(mkdir(procs, 0755) == 0 || errno == EEXIST, "mkdir %s", procs);
+	snprintf(procs, sizeof(procs), "%s/sub/cgroup.procs", dir);
 	f = fopen(procs, "w");
 	cr_assert(f, "open %s", procs);
 	fprintf(f, "%d\n", (int)in.pid);
@@ -225,6 +228,8 @@ Test(follow, cgroup__inside_followed_outside_not, .timeout = 90)
 	proc_wait(&out, 5000);
 	proc_kill(&mw, SIGTERM);
 	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0");
+	snprintf(procs, sizeof(procs), "%s/sub", dir);
+	rmdir(procs);
 	rmdir(dir);
 	if (mnt[0]) {
 		umount(mnt);

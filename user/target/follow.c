@@ -11,62 +11,16 @@
 #include "follow.h"
 #include "log.h"
 
-/* The cgroup2 mount point under which @path lies (the longest), from
- * /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS - TYPE". */
-static int cgroup2_mount(const char *path, char *mnt, size_t len)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-	size_t best = 0;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char point[PATH_MAX], *dash = strstr(line, " - ");
-		size_t n;
-
-		if (!dash || strncmp(dash + 3, "cgroup2 ", 8) ||
-		    sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1)
-			continue;
-		n = strlen(point);
-		if (n > best && !strncmp(path, point, n) && (path[n] == '/' || !path[n] || n == 1)) {
-			best = n;
-			snprintf(mnt, len, "%s", point);
-		}
-	}
-	fclose(f);
-	return best ? 0 : -ENOENT;
-}
-
 int follow__init(struct mw_follow *f, const struct mw_options *opts)
 {
 	memset(f, 0, sizeof(*f));
 	f->opts = opts;
-	for (int i = 0; i < opts->ncgroups; i++) {
-		char mnt[PATH_MAX];
-		const char *rel;
-
-		if (cgroup2_mount(opts->cgroups[i], mnt, sizeof(mnt))) {
-			mw_err("--cgroup '%s': no cgroup2 mount holds it", opts->cgroups[i]);
-			follow__free(f);
-			return -1;
-		}
-		rel = opts->cgroups[i] + (strcmp(mnt, "/") ? strlen(mnt) : 0);
-		f->cgroups[f->ncgroups] = strdup(*rel ? rel : "/");
-		if (!f->cgroups[f->ncgroups++]) {
-			mw_err("out of memory");
-			follow__free(f);
-			return -1;
-		}
-	}
 	return 0;
 }
 
 void follow__free(struct mw_follow *f)
 {
-	for (int i = 0; i < f->ncgroups; i++)
-		free(f->cgroups[i]);
-	f->ncgroups = 0;
+	f->opts = NULL;
 }
 
 /* /proc/PID/@name's first line, without its newline. */
@@ -120,32 +74,45 @@ static bool comm_matches(const struct mw_follow *f, pid_t pid)
 	return false;
 }
 
-/* In a --cgroup or below: the v2 line of /proc/PID/cgroup, "0::/a/b". */
+#define MW_CGROUP_DEPTH	32
+
+/* Whether @pid is in the cgroup @dir or below it: listed in a
+ * cgroup.procs of the tree. The kernel lists pids as memwatch's pid
+ * namespace sees them, wherever memwatch's cgroup namespace is rooted
+ * (a pod's /proc/PID/cgroup reads "0::/../.." relative paths, which no
+ * string compare can match). */
+static bool in_tree(const char *dir, pid_t pid, int depth)
+{
+	char path[PATH_MAX], line[32];
+	struct dirent *e;
+	bool found = false;
+	FILE *f;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = atoi(line) == (int)pid;
+	if (f)
+		fclose(f);
+	if (found || depth >= MW_CGROUP_DEPTH || !(d = opendir(dir)))
+		return found;
+	while (!found && (e = readdir(d))) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
+			found = in_tree(path, pid, depth + 1);
+	}
+	closedir(d);
+	return found;
+}
+
 static bool cgroup_matches(const struct mw_follow *f, pid_t pid)
 {
-	char path[64], line[PATH_MAX + 8];
-	bool found = false;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	fp = fopen(path, "re");
-	if (!fp)
-		return false;
-	while (!found && fgets(line, sizeof(line), fp)) {
-		const char *cg = line + 3;
-
-		if (strncmp(line, "0::", 3))
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		for (int i = 0; i < f->ncgroups && !found; i++) {
-			size_t n = strlen(f->cgroups[i]);
-
-			found = !strcmp(f->cgroups[i], "/") ||
-				(!strncmp(cg, f->cgroups[i], n) && (cg[n] == '/' || !cg[n]));
-		}
-	}
-	fclose(fp);
-	return found;
+	for (int i = 0; i < f->opts->ncgroups; i++)
+		if (in_tree(f->opts->cgroups[i], pid, 0))
+			return true;
+	return false;
 }
 
 bool follow__matches(const struct mw_follow *f, pid_t pid)
@@ -158,7 +125,7 @@ bool follow__matches(const struct mw_follow *f, pid_t pid)
 		return false;
 	return (f->opts->nexes && exe_matches(f, pid)) ||
 	       (f->opts->ncomms && comm_matches(f, pid)) ||
-	       (f->ncgroups && cgroup_matches(f, pid));
+	       (f->opts->ncgroups && cgroup_matches(f, pid));
 }
 
 int follow__scan(const struct mw_follow *f, int (*fn)(void *ctx, pid_t pid), void *ctx)

@@ -16,11 +16,9 @@
 
 struct mw_follow {
 	const struct mw_options *opts;
-	char *cgroups[MW_MAX_MATCHES];	/* as /proc/PID/cgroup names them ("/a/b") */
-	int ncgroups;
 };
 
-/* 0, or -1 after one line (a --cgroup outside every cgroup2 mount). */
+/* 0 (nothing to prepare yet: the rules are read as asked). */
 int follow__init(struct mw_follow *f, const struct mw_options *opts);
 void follow__free(struct mw_follow *f);
 /* Whether @pid matches now (false if it is gone). */
