@@ -387,6 +387,42 @@ for k in $SCALE; do
 	stop_loop
 done
 
+# ---------------------------------------------------- processes watched
+# The same loop's pair while memwatch also watches N - 1 idle processes
+# that map the same libc (each pid has its own links, and the kernel runs
+# every consumer of a probe to let each filter on its pid).
+echo
+echo "processes watched at once, the loop among them (ns per pair, median of 3):"
+printf '%10s %10s\n' processes "ns/pair"
+IDLE=()
+for n in ${BENCH_PROCESSES:-1 16 64 256}; do
+	while [ "${#IDLE[@]}" -lt $((n - 1)) ]; do
+		sleep 3600 < /dev/null > /dev/null 2>&1 &
+		IDLE+=("$!")
+	done
+	start_loop "$PAIRS" 1
+	args=(-p "$LOOPP_PID")
+	for p in "${IDLE[@]}"; do args+=(-p "$p"); done
+	rm -f "$TMP/procs.out"
+	$MW "${args[@]}" --max-targets $((n + 8)) -i 1 -o "$TMP/procs.out" 2>"$TMP/err" &
+	TRACER=$!
+	if ! wait_for "$TMP/procs.out" timestamp 120 "$TRACER"; then
+		printf '%10s %10s  (%s)\n' "$n" - "$(head -c 200 "$TMP/err")"
+		stop_tracer
+		stop_loop
+		continue
+	fi
+	samples=
+	for _ in 1 2 3; do
+		ask go
+		samples="$samples ${REPLY_LINE%% *}"
+	done
+	printf '%10s %10s  %s\n' "$n" "$(printf '%s\n' $samples | median)" "$samples"
+	stop_tracer
+	stop_loop
+done
+kill "${IDLE[@]}" 2>/dev/null
+
 # -------------------------------------------------------------- threads
 echo
 echo "8 threads at once, $PAIRS pairs each (ns per pair as one thread sees it):"
