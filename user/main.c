@@ -449,7 +449,6 @@ static int attach_target(struct mw_session *s, struct mw_watched *w, enum mw_mis
 		mw_err("cannot read /proc/%d/maps: %s; the process may have exited", (int)t->pid, strerror(errno));
 		return -1;
 	}
-	open_glibc_view(w, &maps);
 	if (objects__open(t, &maps, &objs)) {
 		mw_err("out of memory");
 		goto out;
@@ -465,6 +464,10 @@ static int attach_target(struct mw_session *s, struct mw_watched *w, enum mw_mis
 	err = attach_probes(s, w, &tab, &objs);
 	if (!err)
 		w->attached = true;
+	/* glibc's own view reads the libc's debug file (~0.1 s): after the
+	 * probes, which a process found at exec waits for */
+	if (!err)
+		open_glibc_view(w, &maps);
 	if (!err && getenv("MEMWATCH_DEBUG"))
 		mw_err("pid %d: %d allocator and %zu other probes attached, %zu moved past single-stepped code",
 		       (int)t->pid, n, tab.n - (size_t)n, tab.shifted);

@@ -90,9 +90,9 @@ static void start_memwatch(struct proc *mw, const char *const opts[])
 
 /* Starts launch_target 0, waits until memwatch follows it (rows for its
  * pid), fills @n elements, and checks the feed against its tally. */
-static pid_t follow_and_fill(struct proc *t, int n)
+static pid_t follow_and_fill_at(struct proc *t, const char *exe, int n)
 {
-	const char *targv[] = { TARGET("launch_target"), "0", NULL };
+	const char *targv[] = { exe, "0", NULL };
 	char header[8192], row[8192], cmd[32], *line;
 	long long reg, bytes;
 	pid_t pid;
@@ -115,26 +115,53 @@ static pid_t follow_and_fill(struct proc *t, int n)
 	return pid;
 }
 
-Test(follow, exe_run_twice__each_run_exact_memwatch_survives, .timeout = 90)
+static pid_t follow_and_fill(struct proc *t, int n)
 {
-	const char *opts[] = { "--exe", TARGET("launch_target"), NULL };
+	return follow_and_fill_at(t, TARGET("launch_target"), n);
+}
+
+/* A copy of launch_target at @path, written beside it and renamed over
+ * it: a new inode, as a package upgrade makes. */
+static void install_copy(const char *path)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "cp %s %s.new && mv -f %s.new %s", TARGET("launch_target"),
+		 path, path, path);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+Test(follow, exe_restart_and_upgrade__each_run_exact_memwatch_survives, .timeout = 90)
+{
+	char dir[64], exe[96], header[8192], row[8192];
+	const char *opts[] = { "--exe", exe, NULL };
+	struct stat before, after;
 	struct proc mw, t;
-	char header[8192], row[8192];
 	pid_t first;
 
+	snprintf(dir, sizeof(dir), "/tmp/memwatch-upgrade-%d", (int)getpid());
+	snprintf(exe, sizeof(exe), "%s/node", dir);
+	mkdir(dir, 0755);
+	install_copy(exe);
+	stat(exe, &before);
 	start_memwatch(&mw, opts);
-	first = follow_and_fill(&t, 40);
+	first = follow_and_fill_at(&t, exe, 40);
 	proc_send(&t, "quit\n");
 	cr_expect_eq(proc_wait(&t, 5000), 0, "first run ends");
 	usleep(300000);
 	cr_expect_eq(kill(mw.pid, 0), 0, "memwatch keeps running with no process to watch");
-	follow_and_fill(&t, 65);
+	install_copy(exe);	/* the upgrade */
+	stat(exe, &after);
+	cr_assert_neq(before.st_ino, after.st_ino, "a new inode");
+	follow_and_fill_at(&t, exe, 65);
 	cr_expect(row_of(first, header, sizeof(header), row, sizeof(row)),
 		  "the first run's rows stay in the file");
 	proc_send(&t, "quit\n");
 	proc_wait(&t, 5000);
 	proc_kill(&mw, SIGTERM);
 	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0 on SIGTERM: %s", proc_stderr(&mw));
+	unlink(exe);
+	rmdir(dir);
 	unlink(feed);
 }
 
