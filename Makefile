@@ -177,6 +177,12 @@ $(BUILD)/targets/sites_target: tests/targets/sites_target.c $(BUILD)/targets/lib
 $(BUILD)/targets/libplugin.so: tests/targets/lib/libplugin.c | $(BUILD)/targets
 	$(Q)$(CC) -O2 -g -fPIC -shared $< -o $@
 
+# launch_target with libplugin.so as a startup library (DT_NEEDED)
+$(BUILD)/targets/launch_target_linked: tests/targets/launch_target.c $(BUILD)/targets/libplugin.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O0 -g -Wall $< -L$(BUILD)/targets -Wl,--no-as-needed -lplugin \
+		-Wl,-rpath,'$$ORIGIN' -o $@
+
 # the same with frame pointers, for --stacks
 $(BUILD)/targets/sites_target_fp: tests/targets/sites_target.c $(BUILD)/targets/libsites.so
 	$(call msg,CC,$@)
@@ -228,7 +234,7 @@ unit: deps $(BUILD)/unit_tests $(BUILD)/unit_tests_san $(FIXTURES)
 integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
 	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
 	     $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp \
-	     $(UNWIND_TARGETS) $(BUILD)/targets/libplugin.so
+	     $(UNWIND_TARGETS) $(BUILD)/targets/libplugin.so $(BUILD)/targets/launch_target_linked
 	$(BUILD)/integration_tests --jobs 1
 
 test: deps

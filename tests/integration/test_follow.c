@@ -325,7 +325,7 @@ static int pids_in_feed(void)
 {
 	char cmd[256], out[64] = "";
 
-	snprintf(cmd, sizeof(cmd), "awk -F, 'NR > 1 {print $2}' %s | sort -u | wc -l", feed);
+	snprintf(cmd, sizeof(cmd), "awk -F, 'NR > 1 {print $2}' %s 2>/dev/null | sort -u | wc -l", feed);
 	run_capture(cmd, out, sizeof(out));
 	return atoi(out);
 }

@@ -31,8 +31,19 @@ struct launched {
 
 /* memwatch @opts... -- launch_target N [STATUS], the feed in FEED; waits
  * for the program's tally and memwatch's first rows. */
+static void launch_as(struct launched *l, const char *target, const char *const targs[],
+		      const char *const extra[]);
+
 static void launch(struct launched *l, const char *n, const char *status,
 		   const char *const extra[])
+{
+	const char *targs[] = { n, status, NULL };
+
+	launch_as(l, TARGET("launch_target"), targs, extra);
+}
+
+static void launch_as(struct launched *l, const char *target, const char *const targs[],
+		      const char *const extra[])
 {
 	const char *argv[32] = { MEMWATCH, "-i", "0.1", "-o", FEED, "--struct", "reg",
 				 "--insert", "reg_add", "--struct", "plugin",
@@ -44,9 +55,9 @@ static void launch(struct launched *l, const char *n, const char *status,
 	for (int i = 0; extra && extra[i]; i++)
 		argv[k++] = extra[i];
 	argv[k++] = "--";
-	argv[k++] = TARGET("launch_target");
-	argv[k++] = n;
-	argv[k++] = status;
+	argv[k++] = target;
+	for (int i = 0; targs[i]; i++)
+		argv[k++] = targs[i];
 	argv[k] = NULL;
 	proc_spawn(&l->mw, argv);
 	line = proc_line(&l->mw, 20000);
@@ -92,11 +103,40 @@ Test(launch, structure_filled_before_any_attach__counted_from_birth, .timeout = 
 	cr_expect_eq(col(&l, "reg_elements"), 300, "a final row after the program exited");
 }
 
+/* The plugin's reply to its K calls: waits for it, then checks that the
+ * feed counted every call and exactly the bytes the plugin allocated. */
+static void expect_plugin_counted(struct launched *l, int k)
+{
+	char *line = proc_line(&l->mw, 10000);
+	long long bytes;
+
+	cr_assert(line && !strncmp(line, "plugin", 6), "the plugin ran: [%s]", line ? line : "");
+	cr_assert_eq(reply_int(line, "elements"), k, "the plugin made %d calls", k);
+	bytes = reply_int(line, "bytes");
+	settle(l);
+	cr_expect_eq(col(l, "plugin_elements"), k, "every call into the library");
+	cr_expect_eq(col(l, "plugin_bytes"), bytes, "its allocations, exactly");
+}
+
+/* A structure in a library the loader maps at start: probed before the
+ * program's first instruction too. */
+Test(launch, structure_in_a_startup_library__counted_from_birth, .timeout = 60)
+{
+	const char *targs[] = { "5", "0", "plugin", "30", NULL };
+	struct launched l;
+
+	launch_as(&l, TARGET("launch_target_linked"), targs, NULL);
+	cr_expect_not(strstr(proc_stderr(&l.mw), "not in pid"),
+		      "the startup library's function is found at once: %s", proc_stderr(&l.mw));
+	expect_plugin_counted(&l, 30);
+	cr_expect_eq(col(&l, "reg_elements"), 5, "and the executable's");
+	proc_send(&l.mw, "quit\n");
+	cr_expect_eq(proc_wait(&l.mw, 10000), 0, "exit 0");
+}
+
 Test(launch, library_dlopened_later__probed_before_it_runs, .timeout = 60)
 {
 	struct launched l;
-	char *line;
-	long long bytes;
 
 	launch(&l, "10", "0", NULL);
 	cr_expect(strstr(proc_stderr(&l.mw), "--insert 'plugin_add': not in pid") &&
@@ -105,12 +145,7 @@ Test(launch, library_dlopened_later__probed_before_it_runs, .timeout = 60)
 	settle(&l);
 	cr_expect_eq(col(&l, "plugin_elements"), 0, "nothing before the library");
 	proc_send(&l.mw, "load 40\n");
-	line = proc_line(&l.mw, 10000);
-	cr_assert(line && !strncmp(line, "plugin", 6), "the plugin ran: [%s]", line ? line : "");
-	bytes = reply_int(line, "bytes");
-	settle(&l);
-	cr_expect_eq(col(&l, "plugin_elements"), 40, "every call right after dlopen");
-	cr_expect_eq(col(&l, "plugin_bytes"), bytes, "its allocations, exactly");
+	expect_plugin_counted(&l, 40);
 	cr_expect_eq(col(&l, "reg_elements"), 10, "the rest unchanged");
 	proc_send(&l.mw, "quit\n");
 	cr_expect_eq(proc_wait(&l.mw, 10000), 0, "exit 0 as the program");

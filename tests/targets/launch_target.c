@@ -14,7 +14,10 @@
  *            (after 300 ms): "pairs parent_ns=A child_ns=B" per pair
  *   sleep    stay quiet until a signal ends it
  *   quit     exit with the status given as the second argument
- * Usage: launch_target N [STATUS]
+ * Built as launch_target_linked too, with libplugin.so a startup library
+ * (DT_NEEDED): "plugin K" after the status adds K elements to its
+ * structure at start as well, through the loader's default scope.
+ * Usage: launch_target N [STATUS [plugin K]]
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -133,6 +136,15 @@ int main(int argc, char **argv)
 
 	fill(n);
 	say("filled pid=%d reg=%lld bytes=%lld\n", (int)getpid(), reg_elements, reg_bytes);
+	if (argc > 4 && !strcmp(argv[3], "plugin")) {
+		size_t (*add)(size_t) = (size_t (*)(size_t))dlsym(RTLD_DEFAULT, "plugin_add");
+		long long bytes = 0;
+		int k = atoi(argv[4]);
+
+		for (int i = 0; i < k && add; i++)
+			bytes += (long long)add((size_t)(16 + i % 5));
+		say("plugin elements=%d bytes=%lld\n", add ? k : 0, bytes);
+	}
 	while (fgets(line, sizeof(line), stdin)) {
 		int k = 0;
 
