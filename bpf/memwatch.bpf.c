@@ -270,6 +270,18 @@ static __always_inline struct mw_struct_stats *sstats(__u32 slot, __u32 id)
 	return bpf_map_lookup_elem(&struct_stats, &key);
 }
 
+/* The kind of hit of an entry probe with @cookie (enum mw_hit). */
+static __always_inline __u32 entry_hit(__u64 cookie)
+{
+	return cookie & MW_COOKIE_STEPPED ? MW_HIT_STEPPED : MW_HIT_EMULATED;
+}
+
+/* One hit of a probe that is not a structure's (the overhead estimate). */
+static __always_inline void count_hit(__u32 slot, __u32 hit)
+{
+	count(slot, MW_C_HITS + hit, 1);
+}
+
 static __always_inline struct mw_thread *thread(bool create)
 {
 	return bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
@@ -699,7 +711,10 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 SEC("uprobe")
 int alloc_enter(struct pt_regs *ctx)
 {
-	alloc_entry(ctx, bpf_get_attach_cookie(ctx));
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+
+	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
+	alloc_entry(ctx, cookie);
 	return 0;
 }
 
@@ -786,6 +801,7 @@ static __always_inline int alloc_exit(struct pt_regs *ctx)
 SEC("uretprobe")
 int alloc_return(struct pt_regs *ctx)
 {
+	count_hit(MW_COOKIE_SLOT(bpf_get_attach_cookie(ctx)), MW_HIT_RETURN);
 	return alloc_exit(ctx);
 }
 
@@ -796,9 +812,14 @@ int alloc_return(struct pt_regs *ctx)
 SEC("uprobe")
 int alloc_session(struct pt_regs *ctx)
 {
-	if (bpf_session_is_return())
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+
+	if (bpf_session_is_return()) {
+		count_hit(MW_COOKIE_SLOT(cookie), MW_HIT_RETURN);
 		return alloc_exit(ctx);
-	return alloc_entry(ctx, bpf_get_attach_cookie(ctx));
+	}
+	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
+	return alloc_entry(ctx, cookie);
 }
 
 /* ------------------------------------------------------ structure probes */
@@ -820,10 +841,9 @@ static __always_inline __s64 arg_delta(struct pt_regs *ctx, const struct mw_plac
 
 /* A call of a structure function is made: one more call, and with
  * @apply its delta @d (one and argN count at entry). */
-static __always_inline void struct_call(__u32 slot, __u64 cookie, bool apply, __s64 d)
+static __always_inline void struct_call(struct mw_struct_stats *ss, __u64 cookie, bool apply,
+					__s64 d)
 {
-	struct mw_struct_stats *ss = sstats(slot, MW_SF_ID(cookie));
-
 	if (!ss)
 		return;
 	if (cookie & MW_SF_REMOVE) {
@@ -844,6 +864,17 @@ static __always_inline void struct_apply(__u32 slot, __u64 cookie, __s64 d)
 
 	if (ss)
 		ss->elements += cookie & MW_SF_REMOVE ? -d : d;
+}
+
+/* One hit of a probe of the structure in @cookie: its statistics, for
+ * the calls it counts next; NULL if the slot is out of range. */
+static __always_inline struct mw_struct_stats *struct_hit(__u64 cookie, __u32 hit)
+{
+	struct mw_struct_stats *ss = sstats(MW_COOKIE_SLOT(cookie), MW_SF_ID(cookie));
+
+	if (ss && hit < MW_HIT__COUNT)
+		ss->hits[hit]++;
+	return ss;
 }
 
 /* One more call of structure @id's insert from the site it returns to. */
@@ -927,6 +958,7 @@ int struct_enter(struct pt_regs *ctx)
 	const struct mw_place *pl = place_of(cookie);
 	__u64 sp = entry_sp(ctx, pl), ra = 0;
 	__u32 slot = MW_COOKIE_SLOT(cookie), n;
+	struct mw_struct_stats *ss = struct_hit(cookie, entry_hit(cookie));
 	struct mw_thread *t;
 
 	if (split_call(ctx, pl, cookie, sp))
@@ -935,7 +967,7 @@ int struct_enter(struct pt_regs *ctx)
 		count_insert_site(slot, MW_SF_ID(cookie), sp);
 	/* one and argN count when the call is made, whether it returns or
 	 * an exception unwinds it; ret counts when it returns */
-	struct_call(slot, cookie, MW_SF_DELTA(cookie) != MW_DELTA_RET,
+	struct_call(ss, cookie, MW_SF_DELTA(cookie) != MW_DELTA_RET,
 		    arg_delta(ctx, pl, MW_SF_DELTA(cookie)));
 	if (!(cookie & MW_SF_SCOPE))
 		return 0;
@@ -976,10 +1008,12 @@ static __always_inline void scope_return(struct mw_thread *t, struct mw_scope *s
 SEC("uprobe")
 int struct_exit(struct pt_regs *ctx)
 {
-	__u32 slot = MW_COOKIE_SLOT(bpf_get_attach_cookie(ctx));
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 slot = MW_COOKIE_SLOT(cookie);
 	__u64 sp = PT_REGS_SP(ctx);
 	struct mw_thread *t = thread(false);
 
+	struct_hit(cookie, entry_hit(cookie));
 	if (!t || !t->nscopes)
 		return 0;
 	prune_scopes(t, sp, slot);	/* calls below this frame are over */
@@ -1002,11 +1036,12 @@ int struct_exit(struct pt_regs *ctx)
 SEC("uretprobe")
 int struct_return(struct pt_regs *ctx)
 {
-	__u64 sp = PT_REGS_SP(ctx);
-	__u32 slot = MW_COOKIE_SLOT(bpf_get_attach_cookie(ctx)), n;
+	__u64 sp = PT_REGS_SP(ctx), cookie = bpf_get_attach_cookie(ctx);
+	__u32 slot = MW_COOKIE_SLOT(cookie), n;
 	struct mw_scope *s;
 	struct mw_thread *t;
 
+	struct_hit(cookie, MW_HIT_RETURN);
 	t = thread(false);
 	if (!t)
 		return 0;
@@ -1035,10 +1070,12 @@ int struct_return(struct pt_regs *ctx)
 SEC("uprobe")
 int unwind_handler(struct pt_regs *ctx)
 {
-	const struct mw_place *pl = place_of(bpf_get_attach_cookie(ctx));
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	const struct mw_place *pl = place_of(cookie);
 	__u64 exc = entry_arg(ctx, pl, 4), keep = 0;
 	struct mw_thread *t;
 
+	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
 	if (((__u32)entry_arg(ctx, pl, 2) & MW_UA_HANDLER) != MW_UA_HANDLER)
 		return 0;
 	t = thread(false);
@@ -1126,10 +1163,12 @@ int BPF_PROG(target_fork, struct task_struct *parent, struct task_struct *child)
 SEC("uprobe")
 int loader_hook(struct pt_regs *ctx)
 {
-	__u32 slot = MW_COOKIE_SLOT(bpf_get_attach_cookie(ctx));
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 slot = MW_COOKIE_SLOT(cookie);
 	struct mw_loader *l = bpf_map_lookup_elem(&loaders, &slot);
 	int state = MW_RT_CONSISTENT;
 
+	count_hit(slot, entry_hit(cookie));
 	if (!l)
 		return 0;
 	if (l->r_debug &&

@@ -69,6 +69,11 @@ struct mw_fits {
 	__u64 reserved;		/* one whose mappings reserve memory */
 };
 
+/* A probe the kernel single-steps (placement.c could not move it to an
+ * instruction the kernel emulates): its hits cost ~45x an emulated one,
+ * and the overhead estimate counts them apart. Set at attach. */
+#define MW_COOKIE_STEPPED	(1ull << 39)
+
 /* Every probe's cookie also carries its target's slot, set at attach (the
  * links are per pid): the programs need no pid lookup. */
 #define MW_COOKIE_SLOT_SHIFT	40
@@ -148,8 +153,17 @@ enum mw_counter {
 	MW_C_EXECS,		/* the target ran execve: new program image */
 	MW_C_LOST_SITES,	/* allocations not attributed: site table full */
 	MW_C_LOST_STACKS,	/* stacks not recorded: stack table full */
+	/* probe hits of the allocator, loader and unwinder programs, by what
+	 * the kernel does for them (the overhead estimate); structure
+	 * probes count theirs in struct mw_struct_stats */
+	MW_C_HITS,		/* on an instruction the kernel emulates */
+	MW_C_HITS_STEPPED,	/* on one it single-steps */
+	MW_C_HITS_RETURN,	/* return probes (the kernel's trampoline) */
 	MW_C__COUNT,
 };
+
+/* The kinds of probe hit, in the order of the counters above. */
+enum mw_hit { MW_HIT_EMULATED, MW_HIT_STEPPED, MW_HIT_RETURN, MW_HIT__COUNT };
 
 struct mw_stats {
 	__u64 c[MW_C__COUNT];
@@ -162,6 +176,7 @@ struct mw_struct_stats {
 	__u64 free_bytes;	/* charged bytes since freed */
 	__u64 insert_calls;
 	__u64 remove_calls;
+	__u64 hits[MW_HIT__COUNT];	/* its probes' hits, by enum mw_hit */
 };
 
 /*
@@ -263,8 +278,10 @@ _Static_assert(MW_MAX_STRUCTS < (1 << 16), "a cookie and a block have 16 bits of
 _Static_assert(MW_OP__COUNT <= 0xff, "an allocator cookie has 8 bits of op");
 _Static_assert(MW_DELTA_ARG1 + 5 <= 0xff, "a structure cookie has 8 bits of delta rule");
 _Static_assert(MW_SF_REMOVE >= (1ull << (MW_SF_DELTA_SHIFT + 8)), "structure flags above the delta rule");
-_Static_assert(MW_ALLOC_NORESERVE < (1ull << MW_COOKIE_SLOT_SHIFT) &&
-	       MW_SF_PART < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
+_Static_assert(MW_ALLOC_NORESERVE < MW_COOKIE_STEPPED && MW_SF_PART < MW_COOKIE_STEPPED &&
+	       MW_COOKIE_STEPPED < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
+_Static_assert(MW_C_HITS + MW_HIT_STEPPED == MW_C_HITS_STEPPED &&
+	       MW_C_HITS + MW_HIT_RETURN == MW_C_HITS_RETURN, "hit counters in enum mw_hit's order");
 _Static_assert(MW_COOKIE_SLOT_SHIFT + 10 <= MW_COOKIE_PLACE_SHIFT, "the slot below the place");
 _Static_assert(MW_MAX_PLACES <= (1 << (64 - MW_COOKIE_PLACE_SHIFT)), "a cookie has 14 bits of place");
 _Static_assert(MW_REG__COUNT <= 0xff, "a place has 8 bits per register");

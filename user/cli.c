@@ -27,7 +27,7 @@ enum {
 	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
 	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS, OPT_PPROF,
-	OPT_USER, OPT_EXE, OPT_COMM, OPT_CGROUP, OPT_MAX_TARGETS,
+	OPT_USER, OPT_EXE, OPT_COMM, OPT_CGROUP, OPT_MAX_TARGETS, OPT_MAX_OVERHEAD,
 };
 
 static const struct option long_opts[] = {
@@ -58,6 +58,7 @@ static const struct option long_opts[] = {
 	{ "comm",		required_argument, NULL, OPT_COMM },
 	{ "cgroup",		required_argument, NULL, OPT_CGROUP },
 	{ "max-targets",	required_argument, NULL, OPT_MAX_TARGETS },
+	{ "max-overhead",	required_argument, NULL, OPT_MAX_OVERHEAD },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
 	{ 0 },
@@ -89,6 +90,10 @@ static const char usage_text[] =
 "  -l, --listen [ADDR:]PORT  serve /metrics over HTTP (ADDR: 127.0.0.1)\n"
 "  -c, --config FILE         structures from FILE (see README), with the\n"
 "                            same meaning as the options below\n"
+"      --max-overhead PERCENT  detach a process's allocator probes when\n"
+"                            they cost it more than PERCENT of one CPU for\n"
+"                            %d intervals in a row (then its costliest\n"
+"                            structure's); SIGUSR1 re-attaches (no budget)\n"
 "      --max-live-blocks N   size of the live-block table (%u)\n"
 "      --allocator WHICH     auto (default: the one malloc binds to), glibc,\n"
 "                            jemalloc, tcmalloc, mimalloc, or an object's PATH\n"
@@ -144,16 +149,33 @@ int cli__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int cli__parse_seconds(const char *s, double *out)
+/* A plain decimal number in [@min, @max] (no sign, no hex, no spaces). */
+static int parse_decimal(const char *s, double min, double max, double *out)
 {
 	char *end;
 	double v;
 
-	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.') ||
+	    strpbrk(s, "xXpP"))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v < MW_MIN_INTERVAL_S || v > MW_MAX_INTERVAL_S)
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli__parse_seconds(const char *s, double *out)
+{
+	return parse_decimal(s, MW_MIN_INTERVAL_S, MW_MAX_INTERVAL_S, out);
+}
+
+int cli__parse_percent(const char *s, double *out)
+{
+	double v;
+
+	if (parse_decimal(s, 0, MW_MAX_OVERHEAD_PERCENT, &v) || v <= 0)
 		return -1;
 	*out = v;
 	return 0;
@@ -434,11 +456,17 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 			return usage_error("--max-targets '%s': from 1 to %d processes", arg, MW_MAX_TARGETS);
 		o->max_targets = (uint32_t)v;
 		return 0;
+	case OPT_MAX_OVERHEAD:
+		if (cli__parse_percent(arg, &o->max_overhead))
+			return usage_error("--max-overhead '%s': a percent of one CPU, more than 0 and at most %g",
+					   arg, MW_MAX_OVERHEAD_PERCENT);
+		return 0;
 	case 'c':
 		return config__load(o, arg);
 	case 'h':
 		printf(usage_text, MW_DEFAULT_TARGETS, MW_MAX_TARGETS, MW_DEFAULT_INTERVAL_S,
-		       MW_DEFAULT_LIVE_BLOCKS, MW_DEFAULT_TOP, MW_DEFAULT_LEAK_INTERVALS);
+		       MW_OVER_BUDGET_INTERVALS, MW_DEFAULT_LIVE_BLOCKS, MW_DEFAULT_TOP,
+		       MW_DEFAULT_LEAK_INTERVALS);
 		return 1;
 	case 'V':
 		printf("memwatch %s\n", MEMWATCH_VERSION);

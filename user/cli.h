@@ -26,6 +26,8 @@
 #define MW_STRUCT_NAME_MAX	64
 #define MW_MAX_MATCHES		64	/* --exe, --comm, --cgroup, each */
 #define MW_COMM_LEN		15	/* the kernel's comm, without its NUL */
+#define MW_MAX_OVERHEAD_PERCENT	100.0	/* --max-overhead, of one CPU */
+#define MW_OVER_BUDGET_INTERVALS 3	/* in a row over it before acting */
 
 enum mw_format { MW_FORMAT_CSV, MW_FORMAT_OPENMETRICS, MW_FORMAT_TABLE };
 
@@ -75,6 +77,7 @@ struct mw_options {
 	char *cgroups[MW_MAX_MATCHES];	/* --cgroup, resolved; owned */
 	int ncgroups;
 	uint32_t max_targets;		/* --max-targets: processes at once */
+	double max_overhead;		/* --max-overhead, percent; 0: no budget */
 	char **kept;			/* config file values, owned (cli__keep) */
 	size_t nkept;
 	const char *user;		/* --user: run the command as USER */
@@ -102,6 +105,8 @@ char *cli__keep(struct mw_options *o, const char *value);
 /* Strict number parsers: the whole string, in range, or -1. */
 int cli__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int cli__parse_seconds(const char *s, double *out);
+/* --max-overhead: a percent of one CPU in (0, MW_MAX_OVERHEAD_PERCENT]. */
+int cli__parse_percent(const char *s, double *out);
 
 /* Whether any --exe, --comm or --cgroup was given. */
 bool cli__follows(const struct mw_options *o);

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include "allocator.h"
 #include "attach.h"
+#include "calibrate.h"
 #include "cli.h"
 #include "expo.h"
 #include "feed.h"
@@ -39,6 +40,7 @@
 #include "folded.h"
 #include "profiles.h"
 #include "oom.h"
+#include "overhead.h"
 #include "structs.h"
 #include "target.h"
 #include "unwind.h"
@@ -57,6 +59,8 @@ struct mw_session {
 	struct mw_launch launch;	/* launch mode: the program memwatch runs */
 	struct mw_watched *child;	/* its record, once it is watched */
 	struct mw_places places;	/* moved probes' entry states, all targets */
+	struct mw_hit_costs costs;	/* what a probe hit costs here (calibrated) */
+	bool reattach;			/* SIGUSR1: the detached heap probes go back */
 	struct mw_sampler sampler;
 	struct mw_layout layout;
 	struct mw_feed feed;
@@ -80,6 +84,7 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 static int register_target(struct mw_session *s, struct mw_watched *w);
+static double now_s(void);
 
 /* The record of @pid if it is watched. */
 static struct mw_watched *find_pid(struct mw_session *s, pid_t pid)
@@ -191,6 +196,25 @@ static void drop_target(struct mw_session *s, struct mw_watched *w)
 	w->in_use = w->sampled = false;
 }
 
+/* What a probe hit costs a process here, measured with slot 0 before any
+ * target is registered in it; then the slot is emptied. */
+static int calibrate(struct mw_session *s)
+{
+	const struct mw_target none = { .slot = 0 };
+
+	if (calibrate__run(s->skel, &s->places, 0, &s->costs))
+		return -1;
+	if (sampler__reset(&s->sampler, &none, 1)) {
+		mw_err("cannot empty the BPF maps after measuring what a probe costs");
+		return -1;
+	}
+	if (getenv("MEMWATCH_DEBUG"))
+		mw_err("a probe hit costs %.0f ns emulated, %.0f ns single-stepped, %.0f ns more with its return",
+		       s->costs.ns[MW_HIT_EMULATED], s->costs.ns[MW_HIT_STEPPED],
+		       s->costs.ns[MW_HIT_RETURN]);
+	return 0;
+}
+
 static int load_bpf(struct mw_session *s)
 {
 	int err;
@@ -221,6 +245,8 @@ static int load_bpf(struct mw_session *s)
 		mw_err("out of memory");
 		return -1;
 	}
+	if (calibrate(s))
+		return -1;
 	for (int i = 0; i < s->nwatched; i++)
 		if (s->watched[i].in_use && register_target(s, &s->watched[i]))
 			return -1;
@@ -301,8 +327,10 @@ static void guard_throwing_new(struct mw_session *s, const struct mw_target *t,
  * single-steps (~45x an emulated hit here), with why; the count goes in
  * the feed. A function's return-instruction probes make one line.
  */
-static void warn_stepped(struct mw_watched *w, const struct mw_probe_table *tab)
+static void warn_stepped(struct mw_session *s, struct mw_watched *w,
+			 const struct mw_probe_table *tab)
 {
+	double us = s->costs.ns[MW_HIT_STEPPED] / 1000;
 	char why[256];
 
 	w->stepped += tab->stepped;
@@ -318,11 +346,12 @@ static void warn_stepped(struct mw_watched *w, const struct mw_probe_table *tab)
 		if (said)
 			continue;
 		if (p->prog == MW_PROG_STRUCT_EXIT)
-			mw_err("pid %d: %s: its return instructions are probed for --delta ret, and the kernel single-steps ret (~16 us a call here)",
-			       (int)w->target.pid, p->what);
+			mw_err("pid %d: %s: its return instructions are probed for --delta ret, and the kernel single-steps ret (~%.1f us a call here)",
+			       (int)w->target.pid, p->what, us);
 		else
-			mw_err("pid %d: %s stays single-stepped (~16 us a call here): %s",
-			       (int)w->target.pid, p->what, placement__why(&p->at, why, sizeof(why)));
+			mw_err("pid %d: %s stays single-stepped (~%.1f us a call here): %s",
+			       (int)w->target.pid, p->what, us,
+			       placement__why(&p->at, why, sizeof(why)));
 	}
 }
 
@@ -409,6 +438,23 @@ static int add_loader_hook(struct mw_session *s, struct mw_watched *w,
 	return 0;
 }
 
+/* Which of @w's probes left single-stepped are the allocator's, and
+ * each structure's: they go with their probes (--max-overhead). */
+static void count_stepped(struct mw_watched *w, const struct mw_probe_table *tab)
+{
+	for (size_t i = 0; i < tab->n; i++) {
+		const struct mw_probe *p = &tab->v[i];
+
+		if (!p->at.stepped || p->at.why == MW_STEP_ASKED)
+			continue;
+		if (p->prog == MW_PROG_ALLOC || p->prog == MW_PROG_ALLOC_SESSION)
+			w->heap_stepped++;
+		else if ((p->prog == MW_PROG_STRUCT || p->prog == MW_PROG_STRUCT_EXIT) &&
+			 MW_SF_ID(p->cookie) < MW_MAX_STRUCTS)
+			w->struct_stepped[MW_SF_ID(p->cookie)]++;
+	}
+}
+
 /* Attaches @tab for @w and says what stays single-stepped. */
 static int attach_probes(struct mw_session *s, struct mw_watched *w,
 			 struct mw_probe_table *tab, const struct mw_objects *objs)
@@ -421,7 +467,8 @@ static int attach_probes(struct mw_session *s, struct mw_watched *w,
 		return -1;
 	for (size_t i = 0; i < tab->n; i++)
 		w->hooked |= tab->v[i].prog == MW_PROG_LOADER;
-	warn_stepped(w, tab);
+	warn_stepped(s, w, tab);
+	count_stepped(w, tab);
 	w->stepped += w->links.unplaced - unplaced;
 	if (getenv("MEMWATCH_DEBUG"))
 		for (size_t i = 0; i < tab->n; i++)
@@ -432,6 +479,17 @@ static int attach_probes(struct mw_session *s, struct mw_watched *w,
 		return -1;
 	}
 	return 0;
+}
+
+/* @w's probes are in, its counters at zero: its figures and the estimate
+ * of its overhead count from now. */
+static void started_counting(struct mw_session *s, struct mw_watched *w)
+{
+	struct mw_hits none = { .nstructs = s->layout.nstructs };
+
+	w->rebased = false;
+	clock_gettime(CLOCK_REALTIME, &w->heap_since);
+	overhead__start(&w->overhead, &none, now_s());
 }
 
 /* Resolves and attaches every probe of @w's image: the allocator, the
@@ -453,17 +511,22 @@ static int attach_target(struct mw_session *s, struct mw_watched *w, enum mw_mis
 		mw_err("out of memory");
 		goto out;
 	}
-	if (!s->opts.no_heap && allocator__resolve(t, &objs, s->opts.allocator, &tab) < 0)
+	if (!s->opts.no_heap && !w->heap_detached &&
+	    allocator__resolve(t, &objs, s->opts.allocator, &tab) < 0)
 		goto out;
 	n = (int)tab.n;
 	if (structs__resolve(t, &objs, &s->opts, missing, &tab) < 0 ||
 	    add_loader_hook(s, w, &maps, &objs, &tab, &li))
 		goto out;
+	probes__drop_structs(&tab, w->structs_detached);
 	guard_throwing_new(s, t, &tab, &objs);
-	w->stepped = 0;
+	w->stepped = w->heap_stepped = 0;
+	memset(w->struct_stepped, 0, sizeof(w->struct_stepped));
 	err = attach_probes(s, w, &tab, &objs);
-	if (!err)
+	if (!err) {
 		w->attached = true;
+		started_counting(s, w);
+	}
 	/* glibc's own view reads the libc's debug file (~0.1 s): after the
 	 * probes, which a process found at exec waits for */
 	if (!err)
@@ -501,6 +564,7 @@ static int attach_loaded(struct mw_session *s, struct mw_watched *w)
 	}
 	if (structs__resolve(t, &objs, &s->opts, MW_MISSING_QUIET, &tab) < 0)
 		goto out;
+	probes__drop_structs(&tab, w->structs_detached);
 	err = attach_probes(s, w, &tab, &objs);
 	if (!err && tab.n)
 		mw_err("pid %d loaded %zu object%s: %zu structure probe%s attached", (int)t->pid,
@@ -600,6 +664,7 @@ static int setup_signals(struct mw_session *s)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);	/* re-attach detached heap probes */
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed pipe is a write error */
 	s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -626,8 +691,6 @@ static void warn_inexact(struct mw_watched *w)
 		mw_err("pid %d: %llu probe events could not be paired or were skipped; figures are no longer exact (see the lost_* columns)",
 		       (int)snap->pid, (unsigned long long)other);
 }
-
-static double now_s(void);
 
 static void warn_silent(struct mw_session *s, struct mw_watched *w)
 {
@@ -907,10 +970,31 @@ static int publish(struct mw_session *s, const struct mw_snapshot *const *all, i
 /* @w's figures from the BPF maps, and what memwatch knows of its probes. */
 static int read_maps(struct mw_session *s, struct mw_watched *w)
 {
-	int err = sampler__read(&s->sampler, &w->target, &s->layout, &w->last);
+	struct mw_snapshot *o = &w->last;
+	int err = sampler__read(&s->sampler, &w->target, &s->layout, o);
 
-	w->last.probes_single_stepped = w->stepped;
+	if (w->rebased)
+		sampler__rebase(o, &w->heap_base);
+	o->probes_single_stepped = w->stepped;
+	o->heap_attached = s->layout.heap && !w->heap_detached;
+	o->heap_since = w->heap_since;
+	for (int k = 0; k < o->nstructs; k++)
+		o->s[k].detached = w->structs_detached >> k & 1;
+	o->overhead_percent = w->overhead.percent;
 	return err;
+}
+
+/* What @w's probes cost it over the interval that just ended. */
+static void estimate(struct mw_session *s, struct mw_watched *w)
+{
+	struct mw_hits h = { .nstructs = w->last.nstructs };
+
+	for (int k = 0; k < MW_HIT__COUNT; k++)
+		h.heap[k] = w->last.c[MW_C_HITS + k];
+	for (int i = 0; i < h.nstructs; i++)
+		memcpy(h.structs[i], w->last.s[i].hits, sizeof(h.structs[i]));
+	overhead__update(&w->overhead, &s->costs, &h, now_s());
+	w->last.overhead_percent = w->overhead.percent;
 }
 
 static int sample_watched(struct mw_session *s, struct mw_watched *w)
@@ -922,6 +1006,7 @@ static int sample_watched(struct mw_session *s, struct mw_watched *w)
 		return -1;
 	}
 	w->sampled = true;
+	estimate(s, w);
 	w->last.has_glibc = w->glibc && !glibcview__read(w->glibc, &w->last.glibc);
 	if (s->layout.sites) {
 		err = sites__sample(&w->sites, s->skel, w->target.slot);
@@ -1021,11 +1106,130 @@ static int emit_http_first(struct mw_session *s)
 	return publish(s, all, n);
 }
 
-/* One row for every target still running, after the events waiting. */
+/* @w's allocator probes leave it (--max-overhead): its heap figures are
+ * empty from the next row, its structures' counts go on. */
+static void detach_heap(struct mw_session *s, struct mw_watched *w)
+{
+	attach__close(&w->links, MW_LINK_HEAP);
+	w->heap_detached = true;
+	w->stepped -= w->heap_stepped <= w->stepped ? w->heap_stepped : w->stepped;
+	w->heap_stepped = 0;
+	mw_err("pid %d: the allocator's probes cost it ~%.2f%% of a CPU for %d intervals in a row, over --max-overhead %g%%: detached; its structures' counts and glibc's view go on, its heap figures stop (SIGUSR1 re-attaches)",
+	       (int)w->target.pid, w->overhead.heap_percent, MW_OVER_BUDGET_INTERVALS,
+	       s->opts.max_overhead);
+}
+
+/* Structure @sid's probes leave @w, for good (its counts could not be
+ * trusted again): its figures are empty from the next row. */
+static void detach_struct(struct mw_session *s, struct mw_watched *w, int sid)
+{
+	attach__close(&w->links, sid);
+	w->structs_detached |= 1ull << sid;
+	w->stepped -= w->struct_stepped[sid] <= w->stepped ? w->struct_stepped[sid] : w->stepped;
+	w->struct_stepped[sid] = 0;
+	mw_err("pid %d: structure %s's probes cost it ~%.2f%% of a CPU, and memwatch's probes ~%.2f%% in all for %d intervals in a row, over --max-overhead %g%%: its probes are detached, its figures stop",
+	       (int)w->target.pid, s->layout.structs[sid].name, w->overhead.struct_percent[sid],
+	       w->overhead.percent, MW_OVER_BUDGET_INTERVALS, s->opts.max_overhead);
+}
+
+/* What --max-overhead calls for, for every target just sampled. */
+static void keep_budget(struct mw_session *s)
+{
+	for (int i = 0; i < s->nwatched && s->opts.max_overhead > 0; i++) {
+		struct mw_watched *w = &s->watched[i];
+		int sid = -1;
+
+		if (!w->in_use || w->target.exited || !w->attached)
+			continue;
+		switch (overhead__judge(&w->overhead, s->opts.max_overhead,
+					s->layout.heap && !w->heap_detached,
+					w->structs_detached, &sid)) {
+		case MW_BUDGET_DETACH_HEAP:
+			detach_heap(s, w);
+			break;
+		case MW_BUDGET_DETACH_STRUCT:
+			detach_struct(s, w, sid);
+			break;
+		case MW_BUDGET_NONE:
+			break;
+		}
+	}
+}
+
+/*
+ * SIGUSR1: @w's allocator probes go back in. Its old blocks and sites
+ * are forgotten (their frees count as untracked), and its heap figures
+ * count from this moment, heap_since; its structures' counts go on.
+ */
+static int reattach_heap(struct mw_session *s, struct mw_watched *w)
+{
+	struct mw_probe_table tab = { .at_entry = s->opts.probe_entry };
+	struct mw_target *t = &w->target;
+	struct mw_objects objs = { 0 };
+	struct mw_snapshot raw;
+	struct mw_maps maps;
+	int err = -1;
+
+	if (procmaps__load(t->pid, &maps))
+		return target__has_exited(t) ? 0 : -1;
+	if (objects__open(t, &maps, &objs)) {
+		mw_err("out of memory");
+		goto out;
+	}
+	if (allocator__resolve(t, &objs, s->opts.allocator, &tab) < 0)
+		goto out;
+	w->gen++;	/* calls open since before are not this attach's */
+	sites__free(&w->sites);
+	if (write_loader(s, w) || sampler__forget_heap(&s->sampler, t) ||
+	    sampler__read(&s->sampler, t, &s->layout, &raw) ||
+	    sites__init(&w->sites, t, s->opts.leak_intervals)) {
+		mw_err("pid %d: cannot reset its heap figures", (int)t->pid);
+		goto out;
+	}
+	sampler__base(&w->heap_base, &raw);
+	w->rebased = true;
+	err = attach_probes(s, w, &tab, &objs);
+	if (err)
+		goto out;
+	w->heap_detached = false;
+	w->overhead.over = 0;
+	clock_gettime(CLOCK_REALTIME, &w->heap_since);
+	mw_err("pid %d: the allocator's probes are back (SIGUSR1): its heap figures count from now",
+	       (int)t->pid);
+out:
+	probes__free(&tab);
+	objects__close(&objs);
+	procmaps__free(&maps);
+	return err;
+}
+
+/* SIGUSR1 came: every detached heap goes back in. */
+static int reattach_all(struct mw_session *s)
+{
+	int n = 0;
+
+	s->reattach = false;
+	for (int i = 0; i < s->nwatched; i++) {
+		struct mw_watched *w = &s->watched[i];
+
+		if (!w->in_use || w->target.exited || !w->heap_detached)
+			continue;
+		n++;
+		if (reattach_heap(s, w))
+			return -1;
+	}
+	if (!n)
+		mw_err("SIGUSR1: no process has its allocator probes detached");
+	return 0;
+}
+
+/* One row for every target still running, after the events waiting;
+ * then what the budget calls for. */
 static int write_interval(struct mw_session *s)
 {
 	if (take_events(s) || emit_all(s))
 		return -1;
+	keep_budget(s);
 	s->rows++;
 	return 0;
 }
@@ -1077,14 +1281,19 @@ static int reap_targets(struct mw_session *s)
 static bool on_signal(struct mw_session *s)
 {
 	struct signalfd_siginfo si;
-	bool ends = true;
+	bool ends = false;
 
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		pid_t pid = s->launch.pid;
 
-		if (!s->child || s->child->target.exited)
+		if (si.ssi_signo == SIGUSR1) {
+			s->reattach = true;	/* memwatch's own: not passed on */
 			continue;
-		ends = false;
+		}
+		if (!s->child || s->child->target.exited) {
+			ends = true;
+			continue;
+		}
 		if (si.ssi_code != SI_KERNEL || getpgid(pid) != getpgrp())
 			kill(pid, (int)si.ssi_signo);
 	}
@@ -1118,6 +1327,8 @@ static int wait_events(struct mw_session *s, double wait)
 		return -1;
 	if (r > 0 && (pfd[0].revents & POLLIN) && on_signal(s))
 		return 1;
+	if (s->reattach && reattach_all(s))
+		return -1;
 	return 0;
 }
 

@@ -164,20 +164,42 @@ fam_preload() {
 	esac
 }
 
-# measure_family FAMILY MODE: ns per pair into MEASURED
+# feed_rows FILE: the rows of a CSV feed so far
+feed_rows() {
+	echo $(($(wc -l < "$1") - 1))
+}
+
+# estimate_ns FILE: memwatch's own estimate of what its probes cost the
+# loop, in ns per pair: the overhead_percent of every row (1 s each) once
+# two rows came after the loop (every hit counted), over PAIRS
+estimate_ns() {
+	local want=$(($(feed_rows "$1") + 2))
+	for _ in $(seq 50); do
+		[ "$(feed_rows "$1")" -ge "$want" ] && break
+		sleep 0.1
+	done
+	awk -F, -v pairs="$PAIRS" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "overhead_percent") c = i; next }
+		{ s += $c } END { printf "%.0f", s / 100 * 1e9 / pairs }' "$1"
+}
+
+# measure_family FAMILY MODE: ns per pair into MEASURED; in memwatch mode
+# its estimate too, into ESTIMATED
 measure_family() {
 	local bin=$LOOP
 	[ "$1" = c++ ] && bin=build/bench/pair_loop_cxx
 	start_loop "$PAIRS" 1 "$bin" "$(fam_preload "$1")"
+	ESTIMATED=-
 	if tracer "$2" "$LOOPP_PID"; then
 		ask go
 		MEASURED=${REPLY_LINE%% *}
+		[ "$2" = memwatch ] && ESTIMATED=$(estimate_ns "$TMP/memwatch.out")
 	else
 		MEASURED=-
 	fi
 	stop_tracer
 	stop_loop
 	progress allocators "$1 $2" "$MEASURED ns/pair"
+	[ "$ESTIMATED" = - ] || progress allocators "$1 estimate" "$ESTIMATED ns/pair"
 }
 
 echo
@@ -191,24 +213,31 @@ for r in $(seq "$ROUNDS"); do
 		for m in $fmodes; do
 			measure_family "$f" "$m"
 			fruns[$f.$m]="${fruns[$f.$m]:-} $MEASURED"
+			[ "$m" = memwatch ] && fruns[$f.estimate]="${fruns[$f.estimate]:-} $ESTIMATED"
 		done
 	done
 done
 declare -A fmed
 for f in $families; do
-	for m in $fmodes; do
+	for m in $fmodes estimate; do
 		fmed[$f.$m]=$(printf '%s\n' ${fruns[$f.$m]:-} | grep -v '^-$' | median)
 	done
 done
-printf '%-10s %9s %9s %9s %10s %9s\n' allocator untraced memwatch floor "÷glibc" "÷floor"
+printf '%-10s %9s %9s %9s %10s %9s %9s %9s\n' allocator untraced memwatch floor "÷glibc" "÷floor" \
+	estimate "÷cost"
 for f in $families; do
 	[ -z "${fruns[$f.memwatch]:-}" ] && continue
-	printf '%-10s %9s %9s %9s %10s %9s\n' "$f" "${fmed[$f.untraced]}" "${fmed[$f.memwatch]}" \
+	printf '%-10s %9s %9s %9s %10s %9s %9s %9s\n' "$f" "${fmed[$f.untraced]}" "${fmed[$f.memwatch]}" \
 		"${fmed[$f.floor]}" \
 		"$(awk -v a="${fmed[$f.memwatch]}" -v b="${fmed[glibc.memwatch]}" 'BEGIN {printf "%.2f", a / b}')" \
-		"$(awk -v a="${fmed[$f.memwatch]}" -v b="${fmed[$f.floor]}" 'BEGIN {printf "%.2f", a / b}')"
+		"$(awk -v a="${fmed[$f.memwatch]}" -v b="${fmed[$f.floor]}" 'BEGIN {printf "%.2f", a / b}')" \
+		"${fmed[$f.estimate]}" \
+		"$(awk -v e="${fmed[$f.estimate]}" -v m="${fmed[$f.memwatch]}" -v u="${fmed[$f.untraced]}" \
+			'BEGIN {if (e == "-" || m - u <= 0) print "-"; else printf "%.2f", e / (m - u)}')"
 done
 echo "  target: every allocator <= 1.3x glibc's memwatch figure"
+echo "  estimate: what memwatch's overhead_percent said the probes cost, per pair;"
+echo "  ÷cost: estimate / (memwatch - untraced), the slowdown the loop measured"
 
 # ----------------------------------------------------------- prologues
 PRO=build/targets/prologues

@@ -113,6 +113,24 @@ static const struct cli_case cases[] = {
 	{ .argv = { "-p", "1", "-i", "0.0009" }, .rc = -1, .err = "--interval '0.0009'" },
 	{ .argv = { "-p", "1", "--interval=" }, .rc = -1, .err = "--interval ''" },
 	{ .argv = { "-p", "1", "-i" }, .rc = -1, .err = "option '-i' needs a value" },
+	{ .argv = { "-p", "1", "-i", "0x1" }, .rc = -1, .err = "--interval '0x1'" },
+
+	/* --max-overhead: a percent of one CPU in (0, 100]; none by default */
+	{ .argv = { "-p", "1" }, .fields = { "max_overhead=0" } },
+	{ .argv = { "-p", "1", "--max-overhead", "2" }, .fields = { "max_overhead=2" } },
+	{ .argv = { "-p", "1", "--max-overhead=0.5" }, .fields = { "max_overhead=0.5" } },
+	{ .argv = { "-p", "1", "--max-overhead", "{F}" }, .f = MW_MAX_OVERHEAD_PERCENT,
+	  .fields = { "max_overhead={F}" } },
+	{ .argv = { "-p", "1", "--max-overhead", "0" }, .rc = -1,
+	  .err = "--max-overhead '0': a percent of one CPU, more than 0 and at most 100" },
+	{ .argv = { "-p", "1", "--max-overhead", "100.5" }, .rc = -1, .err = "--max-overhead '100.5'" },
+	{ .argv = { "-p", "1", "--max-overhead", "-1" }, .rc = -1, .err = "--max-overhead '-1'" },
+	{ .argv = { "-p", "1", "--max-overhead", "5%" }, .rc = -1, .err = "--max-overhead '5%'" },
+	{ .argv = { "-p", "1", "--max-overhead", "nan" }, .rc = -1, .err = "--max-overhead 'nan'" },
+	{ .argv = { "-p", "1", "--max-overhead", "inf" }, .rc = -1, .err = "--max-overhead 'inf'" },
+	{ .argv = { "-p", "1", "--max-overhead", "" }, .rc = -1, .err = "--max-overhead ''" },
+	{ .argv = { "-p", "1", "--max-overhead", "0x2" }, .rc = -1, .err = "--max-overhead '0x2'" },
+	{ .argv = { "-p", "1", "--max-overhead" }, .rc = -1, .err = "option '--max-overhead' needs a value" },
 
 	/* --count */
 	{ .argv = { "-p", "42", "--count", "7" }, .fields = { "count=7" } },
@@ -429,6 +447,7 @@ static char *describe(const struct mw_options *o)
 		fputs("(null)", f);
 	fprintf(f, " user=%s max_targets=%u nexes=%d ncomms=%d ncgroups=%d", o->user ? o->user : "(null)",
 		o->max_targets, o->nexes, o->ncomms, o->ncgroups);
+	fprintf(f, " max_overhead=%.17g", o->max_overhead);
 	if (o->npids)
 		fprintf(f, " last_pid=%d", (int)o->pids[o->npids - 1]);
 	if (o->nstructs)

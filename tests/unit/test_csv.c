@@ -22,6 +22,7 @@
 	"heap_alloc_calls,heap_alloc_bytes,heap_free_calls,heap_free_bytes," \
 	"heap_failed_calls,heap_untracked_frees,lost_table_full,lost_unpaired," \
 	"lost_scopes,lost_sites,lost_stacks,probes_single_stepped,lost_missed_probes,rss_bytes" \
+	",overhead_percent,heap_attached,heap_since" \
 	",glibc_arena_bytes,glibc_in_use_bytes,glibc_free_bytes,glibc_mmapped_bytes," \
 	"glibc_arenas,glibc_free_chunks,glibc_fastbin_chunks,glibc_fastbin_free_bytes," \
 	"glibc_mmapped_chunks,glibc_releasable_bytes,glibc_mmap_threshold_bytes," \
@@ -125,9 +126,12 @@ static struct mw_snapshot distinct_snapshot(void)
 	s.live_bytes = 777001;
 	s.live_allocations = 777002;
 	s.rss_bytes = 8192000;
+	s.overhead_percent = 12.3456;
+	s.heap_attached = true;
+	s.heap_since = (struct timespec){ 1699999000, 250000000 };
 	s.nstructs = 2;
-	s.s[0] = (struct mw_struct_sample){ 501, 502, 503, 504, 505, 506 };
-	s.s[1] = (struct mw_struct_sample){ -601, 602, 603, 604, 605, 606 };
+	s.s[0] = (struct mw_struct_sample){ 501, 502, 503, 504, 505, 506, { 0 }, false };
+	s.s[1] = (struct mw_struct_sample){ -601, 602, 603, 604, 605, 606, { 0 }, false };
 	return s;
 }
 
@@ -280,6 +284,9 @@ Test(csv, row__heap__values_under_their_columns)
 	expect_counter(&h, &r, "lost_sites", MW_C_LOST_SITES);
 	expect_col(&h, &r, "lost_missed_probes", "31337");
 	expect_col(&h, &r, "rss_bytes", "8192000");
+	expect_col(&h, &r, "overhead_percent", "12.346");
+	expect_col(&h, &r, "heap_attached", "1");
+	expect_col(&h, &r, "heap_since", "2023-11-14T21:56:40.250Z");
 	expect_col(&h, &r, "A_elements", "501");
 	expect_col(&h, &r, "A_bytes", "502");
 	expect_col(&h, &r, "A_estimated_bytes", "503");
@@ -346,6 +353,58 @@ Test(csv, row__no_heap__heap_fields_empty)
 	row_of(&l, &s, &r);
 	for (size_t i = 0; i < sizeof(heap_only) / sizeof(heap_only[0]); i++)
 		expect_col(&h, &r, heap_only[i], "");
+	free(h.text);
+	free(r.text);
+}
+
+/* --max-overhead detached the allocator's probes: heap figures, bytes
+ * and sites empty (not stale), heap_attached 0; counts go on. */
+Test(csv, row__heap_detached__heap_fields_empty_counts_kept)
+{
+	static const char *const empty[] = {
+		"heap_live_bytes", "heap_live_allocations", "heap_alloc_calls",
+		"heap_alloc_bytes", "heap_free_calls", "heap_free_bytes",
+		"heap_failed_calls", "heap_untracked_frees", "lost_table_full",
+		"A_bytes", "B_bytes", "heap_since",
+	};
+	struct mw_layout l = { .structs = two_structs, .nstructs = 2, .heap = true };
+	struct mw_snapshot s = distinct_snapshot();
+	struct csv_line h, r;
+
+	s.heap_attached = false;
+	header_of(&l, &h);
+	row_of(&l, &s, &r);
+	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++)
+		expect_col(&h, &r, empty[i], "");
+	expect_col(&h, &r, "heap_attached", "0");
+	expect_col(&h, &r, "overhead_percent", "12.346");
+	expect_col(&h, &r, "A_elements", "501");
+	expect_col(&h, &r, "A_insert_calls", "504");
+	expect_col(&h, &r, "B_elements", "-601");
+	expect_counter(&h, &r, "lost_unpaired", MW_C_LOST_UNPAIRED);
+	free(h.text);
+	free(r.text);
+}
+
+/* A structure whose probes were detached has no figures at all. */
+Test(csv, row__struct_detached__all_its_fields_empty)
+{
+	static const char *const a[] = {
+		"A_elements", "A_bytes", "A_estimated_bytes", "A_insert_calls", "A_remove_calls",
+	};
+	struct mw_layout l = { .structs = two_structs, .nstructs = 2, .heap = true };
+	struct mw_snapshot s = distinct_snapshot();
+	struct csv_line h, r;
+
+	s.s[0].detached = true;
+	header_of(&l, &h);
+	row_of(&l, &s, &r);
+	cr_assert_eq(r.n, h.n, "the row keeps the header's %d fields, got %d", h.n, r.n);
+	for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+		expect_col(&h, &r, a[i], "");
+	expect_col(&h, &r, "B_elements", "-601");
+	expect_col(&h, &r, "B_bytes", "602");
+	expect_col(&h, &r, "heap_live_bytes", "777001");
 	free(h.text);
 	free(r.text);
 }

@@ -57,9 +57,14 @@ static void snapshots(struct mw_snapshot *s, int step)
 		s[t].live_allocations = 789 + step + t;
 		s[t].rss_bytes = 4096ull * (1000 + t);
 		s[t].probes_single_stepped = 2u - (unsigned)t;	/* 2, then 1 */
+		s[t].overhead_percent = 0.25 + t + step / 8.0;
+		s[t].heap_attached = true;
+		s[t].heap_since = (struct timespec){ 1764699000 + t, 500000000 };
 		s[t].nstructs = 2;
-		s[t].s[0] = (struct mw_struct_sample){ 500 + step, 77777 + step, (500 + step) * 64, 600, 100, 90000 };
-		s[t].s[1] = (struct mw_struct_sample){ -3 - t, 4064, 0, 222, 128 + step, 4064 };
+		s[t].s[0] = (struct mw_struct_sample){ 500 + step, 77777 + step, (500 + step) * 64,
+						       600, 100, 90000, { 0 }, false };
+		s[t].s[1] = (struct mw_struct_sample){ -3 - t, 4064, 0, 222, 128 + step, 4064,
+						       { 0 }, false };
 	}
 	s[0].sites = &sites;
 	s[0].has_glibc = true;
@@ -77,11 +82,21 @@ static struct mw_layout layout(bool heap)
 				   .sites = heap, .top = 10 };
 }
 
-/* What @write produced for the layout and snapshots, as one string. */
-static char *render(bool heap, int (*write)(FILE *, const struct mw_layout *,
-					   const struct mw_snapshot *const *, int))
+enum mode { NO_HEAP, HEAP, DETACHED };
+
+/* --max-overhead detached the second target's allocator probes, and the
+ * first target's second structure's probes. */
+static void detach(struct mw_snapshot *s)
 {
-	struct mw_layout l = layout(heap);
+	s[1].heap_attached = false;
+	s[0].s[1].detached = true;
+}
+
+/* What @write produced for the layout and snapshots, as one string. */
+static char *render(enum mode mode, int (*write)(FILE *, const struct mw_layout *,
+						 const struct mw_snapshot *const *, int))
+{
+	struct mw_layout l = layout(mode != NO_HEAP);
 	struct mw_snapshot s[2];
 	const struct mw_snapshot *all[2] = { &s[0], &s[1] };
 	char *buf = NULL;
@@ -90,8 +105,12 @@ static char *render(bool heap, int (*write)(FILE *, const struct mw_layout *,
 
 	cr_assert_not_null(f, "open_memstream");
 	snapshots(s, 0);
+	if (mode == DETACHED)
+		detach(s);
 	cr_assert_eq(write(f, &l, all, 2), 0, "the writer succeeds");
 	snapshots(s, 1);
+	if (mode == DETACHED)
+		detach(s);
 	cr_assert_eq(write(f, &l, all, 2), 0, "the writer succeeds twice");
 	fclose(f);
 	return buf;
@@ -182,7 +201,7 @@ static void golden(const char *name, const char *got)
 		free(out);						\
 	}
 
-static const bool heap = true, no_heap = false;
+static const enum mode heap = HEAP, no_heap = NO_HEAP, detached = DETACHED;
 
 GOLDEN(csv_all, heap, "csv_heap.csv")
 GOLDEN(csv_all, no_heap, "csv_no_heap.csv")
@@ -193,3 +212,7 @@ GOLDEN(openmetrics, no_heap, "openmetrics_no_heap.txt")
 GOLDEN(table, heap, "table_heap.txt")
 GOLDEN(table, no_heap, "table_no_heap.txt")
 GOLDEN(folded, heap, "folded_heap.txt")
+GOLDEN(csv_all, detached, "csv_detached.csv")
+GOLDEN(openmetrics, detached, "openmetrics_detached.txt")
+GOLDEN(table, detached, "table_detached.txt")
+GOLDEN(folded, detached, "folded_detached.txt")

@@ -4,7 +4,9 @@
  * families. Counters follow OpenMetrics: family "x", samples "x_total";
  * in the 0.0.4 text format the family is declared under the sample name.
  * Families that have nothing to say (heap under --no-heap, estimates
- * without --size) are left out rather than reported as 0.
+ * without --size) are left out rather than reported as 0, and so are a
+ * target's heap samples while its allocator probes are detached, and a
+ * detached structure's samples (--max-overhead).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,7 +17,7 @@
 #include "fields.h"
 
 enum value {
-	V_COUNTER, V_RSS, V_LOST,
+	V_COUNTER, V_RSS, V_LOST, V_OVERHEAD, V_HEAP_ATTACHED, V_HEAP_SINCE,
 	V_S_ELEMENTS, V_S_BYTES, V_S_ESTIMATED, V_S_INSERTS, V_S_REMOVES,
 };
 
@@ -36,6 +38,15 @@ static const struct family families[] = {
 	  V_LOST, NULL, false },
 	{ "memwatch_rss_bytes", false, "bytes",
 	  "Resident set size of the target, from /proc/PID/statm.", V_RSS, NULL, false },
+	{ "memwatch_overhead_ratio", false, "ratio",
+	  "Estimated CPU time the target spent in memwatch's probes over the last interval, as a fraction of one CPU.",
+	  V_OVERHEAD, NULL, false },
+	{ "memwatch_heap_attached", false, NULL,
+	  "1 while the allocator's probes are attached; 0 under --no-heap or once --max-overhead detached them.",
+	  V_HEAP_ATTACHED, NULL, false },
+	{ "memwatch_heap_since_seconds", false, "seconds",
+	  "Unix time the allocator's probes were last attached: the heap figures count from then.",
+	  V_HEAP_SINCE, NULL, true },
 	{ "memwatch_struct_elements", false, NULL,
 	  "Net change in a structure's elements since attach.", V_S_ELEMENTS, NULL, false },
 	{ "memwatch_struct_bytes", false, "bytes",
@@ -90,6 +101,12 @@ static void sample(FILE *f, const struct family *fam, const char *labels,
 		fam->counter ? "_total" : "", labels, v);
 }
 
+/* A gauge that is not a whole number. */
+static void sample_double(FILE *f, const struct family *fam, const char *labels, double v)
+{
+	fprintf(f, "%s{%s} %.6f\n", fam->name, labels, v);
+}
+
 /* Label values (symbol names, process names): escaped as both formats say. */
 static void escape(const char *in, char *out, size_t len)
 {
@@ -133,7 +150,8 @@ static void struct_samples(FILE *f, const struct family *fam,
 		const struct mw_struct_sample *ss = &s->s[k];
 		int64_t v;
 
-		if (!struct_has(fam, l, k))
+		if (!struct_has(fam, l, k) || ss->detached ||
+		    (fam->heap_only && !fields__heap(l, s)))
 			continue;
 		switch (fam->value) {
 		case V_S_ELEMENTS:	v = ss->elements; break;
@@ -155,12 +173,23 @@ static void target_samples(FILE *f, const struct family *fam,
 
 	who(s, id, sizeof(id));
 	snprintf(labels, sizeof(labels), "%s", id);
+	if (fam->heap_only && !is_struct(fam->value) && !fields__heap(l, s))
+		return;
 	switch (fam->value) {
 	case V_COUNTER:
 		sample(f, fam, labels, fields__counter(fam->field, s));
 		return;
 	case V_RSS:
 		sample(f, fam, labels, (int64_t)s->rss_bytes);
+		return;
+	case V_OVERHEAD:
+		sample_double(f, fam, labels, s->overhead_percent / 100);
+		return;
+	case V_HEAP_ATTACHED:
+		sample(f, fam, labels, fields__heap(l, s));
+		return;
+	case V_HEAP_SINCE:
+		sample_double(f, fam, labels, s->heap_since.tv_sec + s->heap_since.tv_nsec / 1e9);
 		return;
 	case V_LOST:
 		for (size_t r = 0; r < mw_ncounter_fields; r++) {
@@ -207,7 +236,9 @@ static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 		for (int t = 0; t < n; t++) {
 			const struct mw_sites *s = snaps[t]->sites;
 
-			if (!s)
+			/* a detached heap's sites are stale: its structures'
+			 * insert sites go on */
+			if (!s || (k != 3 && !fields__heap(l, snaps[t])))
 				continue;
 			who(snaps[t], id, sizeof(id));
 			if (k == 3) {

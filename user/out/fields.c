@@ -71,6 +71,11 @@ const struct mw_glibc_field mw_glibc_fields[] = {
 };
 const size_t mw_nglibc_fields = sizeof(mw_glibc_fields) / sizeof(mw_glibc_fields[0]);
 
+bool fields__heap(const struct mw_layout *l, const struct mw_snapshot *s)
+{
+	return l->heap && s->heap_attached;
+}
+
 int64_t fields__counter(const struct mw_counter_field *f, const struct mw_snapshot *s)
 {
 	if (f->counter == MW_F_LIVE_BYTES)

@@ -48,6 +48,9 @@ struct mw_glibc_field {
 extern const struct mw_glibc_field mw_glibc_fields[];
 extern const size_t mw_nglibc_fields;
 
+/* Whether @s's heap figures mean something: the allocator's probes are
+ * attached to its target (not --no-heap, not detached by the budget). */
+bool fields__heap(const struct mw_layout *l, const struct mw_snapshot *s);
 /* The value of counter field @f in @s. */
 int64_t fields__counter(const struct mw_counter_field *f, const struct mw_snapshot *s);
 /* Every event @s says memwatch lost (the lost_* counters and the runs the

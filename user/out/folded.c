@@ -15,7 +15,8 @@
 int folded__print(FILE *f, const struct mw_snapshot *const *snaps, int n)
 {
 	for (int t = 0; t < n; t++) {
-		const struct mw_sites *s = snaps[t]->sites;
+		/* a detached heap's sites are stale */
+		const struct mw_sites *s = snaps[t]->heap_attached ? snaps[t]->sites : NULL;
 
 		for (size_t i = 0; s && i < s->nrows; i++) {
 			if (s->rows[i].live_bytes <= 0)

@@ -99,7 +99,7 @@ int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid, int 
 	int err;
 
 	for (int i = 0; i < n; i++)
-		if (snaps[i]->sites && (!pid || snaps[i]->pid == pid))
+		if (snaps[i]->sites && snaps[i]->heap_attached && (!pid || snaps[i]->pid == pid))
 			cap += snaps[i]->sites->nrows + snaps[i]->sites->nparts + 1;
 	v = calloc(cap ? cap : 1, sizeof(*v));
 	if (!v)
@@ -108,7 +108,8 @@ int profiles__build(const struct mw_snapshot *const *snaps, int n, int pid, int 
 		const struct mw_snapshot *s = snaps[i];
 		struct mw_pprof_sample r;
 
-		if (!s->sites || (pid && s->pid != pid))
+		/* a detached heap's sites are stale: it has no profile */
+		if (!s->sites || !s->heap_attached || (pid && s->pid != pid))
 			continue;
 		found = true;
 		if ((int64_t)s->when.tv_sec * 1000000000 + s->when.tv_nsec > when)

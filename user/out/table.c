@@ -85,6 +85,21 @@ static void heap_lines(FILE *f, const struct mw_snapshot *s, const struct mw_sna
 		fprintf(f, "LOST   %" PRIu64 " events: figures are not exact (see the lost_* counters)\n", lost);
 }
 
+/* What the probes cost the target, and whether the allocator's are in. */
+static void probe_line(FILE *f, const struct mw_layout *l, const struct mw_snapshot *s)
+{
+	char since[48];
+
+	fprintf(f, "probes ~%.2f%% of a CPU (estimated)", s->overhead_percent);
+	if (fields__heap(l, s)) {
+		timestamp__rfc3339(&s->heap_since, since, sizeof(since));
+		fprintf(f, "   heap since %s\n", since);
+	} else {
+		fputs(l->heap ? "   heap probes DETACHED (over --max-overhead; SIGUSR1 re-attaches)\n" :
+			      "\n", f);
+	}
+}
+
 static void struct_lines(FILE *f, const struct mw_layout *l, const struct mw_snapshot *s,
 			 const struct mw_snapshot *p)
 {
@@ -97,11 +112,16 @@ static void struct_lines(FILE *f, const struct mw_layout *l, const struct mw_sna
 	for (int k = 0; k < l->nstructs; k++) {
 		const struct mw_struct_sample *x = &s->s[k];
 
+		if (x->detached) {
+			fprintf(f, "%-20s %12s %8s %12s %12s  (probes detached: over --max-overhead)\n",
+				l->structs[k].name, "-", "-", "-", "-");
+			continue;
+		}
 		table__bytes(x->bytes, b, sizeof(b));
 		delta_bytes(p ? x->bytes - p->s[k].bytes : 0, db, sizeof(db));
 		fprintf(f, "%-20s %12" PRId64 " %+8" PRId64 " %12s %12s\n", l->structs[k].name,
 			x->elements, p ? x->elements - p->s[k].elements : 0,
-			l->heap ? b : "-", l->heap ? db : "-");
+			fields__heap(l, s) ? b : "-", fields__heap(l, s) ? db : "-");
 	}
 }
 
@@ -112,8 +132,10 @@ static void site_lines(FILE *f, const struct mw_layout *l, const struct mw_snaps
 
 	if (!st)
 		return;
-	fprintf(f, "\n%12s %10s %10s  %-6s %s\n", "LIVE", "BLOCKS", "ALLOCS", "", "SITE (top by live bytes)");
-	for (size_t i = 0; i < st->nrows && i < (size_t)l->top; i++) {
+	if (fields__heap(l, s))
+		fprintf(f, "\n%12s %10s %10s  %-6s %s\n", "LIVE", "BLOCKS", "ALLOCS", "",
+			"SITE (top by live bytes)");
+	for (size_t i = 0; fields__heap(l, s) && i < st->nrows && i < (size_t)l->top; i++) {
 		const struct mw_site_row *r = &st->rows[i];
 
 		table__bytes(r->live_bytes, b, sizeof(b));
@@ -140,9 +162,10 @@ int table__write(FILE *f, struct mw_table *t, const struct mw_layout *l,
 
 		timestamp__rfc3339(&s->when, ts, sizeof(ts));
 		fprintf(f, "%smemwatch  pid %d  %s%s\n", i ? "\n" : "", (int)s->pid, ts,
-			s->sites && s->sites->suspects ? "  [leak suspects]" : "");
-		if (l->heap)
+			fields__heap(l, s) && s->sites && s->sites->suspects ? "  [leak suspects]" : "");
+		if (fields__heap(l, s))
 			heap_lines(f, s, p);
+		probe_line(f, l, s);
 		struct_lines(f, l, s, p);
 		site_lines(f, l, s);
 		remember(t, s);

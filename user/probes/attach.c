@@ -60,27 +60,32 @@ void attach__prepare(struct memwatch_bpf *skel)
 		(enum bpf_attach_type)MW_TRACE_UPROBE_SESSION);
 }
 
-static int keep(struct mw_links *l, int fd)
+static int keep(struct mw_links *l, int fd, int what)
 {
 	if (l->n == l->cap) {
 		size_t ncap = l->cap ? l->cap * 2 : 16;
 		int *nv = realloc(l->fd, ncap * sizeof(*nv));
+		int *nw = nv ? realloc(l->what, ncap * sizeof(*nw)) : NULL;
 
-		if (!nv)
+		if (nv)
+			l->fd = nv;
+		if (!nw)
 			return -ENOMEM;
-		l->fd = nv;
+		l->what = nw;
 		l->cap = ncap;
 	}
+	l->what[l->n] = what;
 	l->fd[l->n++] = fd;
 	return 0;
 }
 
 /* Remembers an entry link's offsets for attach__scrub (best effort: a
  * group that cannot be kept is only not scrubbed). */
-static void keep_group(struct mw_links *l, const char *path, const __u64 *offsets, __u32 cnt)
+static void keep_group(struct mw_links *l, const char *path, const __u64 *offsets, __u32 cnt,
+		       int what)
 {
 	struct mw_link_group *nv = realloc(l->groups, (l->ngroups + 1) * sizeof(*nv));
-	struct mw_link_group g = { strdup(path), malloc(cnt * sizeof(*offsets)), cnt };
+	struct mw_link_group g = { strdup(path), malloc(cnt * sizeof(*offsets)), cnt, what };
 
 	if (nv)
 		l->groups = nv;
@@ -163,17 +168,37 @@ static void placed(struct memwatch_bpf *skel, struct mw_places *pls,
 	i = p->at.shift || pl.fn_len ? place_index(skel, pls, &pl) : 0;
 
 	*offset = p->offset;
-	*cookie = p->cookie;
+	*cookie = p->cookie | (p->at.stepped ? MW_COOKIE_STEPPED : 0);
 	if (i > 0) {
-		*cookie = MW_COOKIE_WITH_PLACE(p->cookie, (__u64)i);
+		*cookie = MW_COOKIE_WITH_PLACE(*cookie, (__u64)i);
 	} else if (i < 0 && p->at.shift) {
 		*offset = p->offset - p->at.shift;
+		*cookie |= MW_COOKIE_STEPPED;
 		l->unplaced++;
 		if (!pls->warned_full)
 			mw_err("more than %d distinct probe placements: the rest stay at their functions' entries, single-stepped",
 			       MW_MAX_PLACES - 1);
 		pls->warned_full = true;
 	}
+}
+
+/* What the links of @prog's probes with @cookie hold (MW_LINK_*, or a
+ * structure id): structures get links of their own, so that one of them
+ * can be detached alone. */
+static int what_of(enum mw_prog prog, __u64 cookie)
+{
+	switch (prog) {
+	case MW_PROG_ALLOC:
+	case MW_PROG_ALLOC_SESSION:
+		return MW_LINK_HEAP;
+	case MW_PROG_STRUCT:
+	case MW_PROG_STRUCT_EXIT:
+		return (int)MW_SF_ID(cookie);
+	case MW_PROG_HANDLER:
+	case MW_PROG_LOADER:
+		break;
+	}
+	return MW_LINK_OTHER;
 }
 
 /* A session's one link serves entry and return (not with --floor, whose
@@ -183,11 +208,12 @@ static bool is_session(enum mw_prog prog, bool floor)
 	return prog == MW_PROG_ALLOC_SESSION && !floor;
 }
 
-/* One link: every probe of @tab in @path for @prog (their return probes
- * if @ret). 0 if there were none or all attached, -1 after a message. */
+/* One link: every probe of @tab in @path for @prog that holds @what
+ * (their return probes if @ret). 0 if there were none or all attached,
+ * -1 after a message. */
 static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t pid, __u32 slot,
 			const struct mw_probe_table *tab, const char *path,
-			enum mw_prog prog, bool ret, bool floor, struct mw_links *l)
+			enum mw_prog prog, int what, bool ret, bool floor, struct mw_links *l)
 {
 	struct uprobe_multi_attr attr;
 	__u64 *offsets = calloc(tab->n, sizeof(*offsets));
@@ -205,7 +231,8 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 	for (size_t i = 0; i < tab->n; i++) {
 		const struct mw_probe *p = &tab->v[i];
 
-		if (p->prog != prog || (ret && !p->retprobe) || strcmp(p->path, path))
+		if (p->prog != prog || (ret && !p->retprobe) || strcmp(p->path, path) ||
+		    what_of(p->prog, p->cookie) != what)
 			continue;
 		placed(skel, pls, p, l, &offsets[cnt], &cookies[cnt]);
 		cookies[cnt] = MW_COOKIE_WITH_SLOT(cookies[cnt], slot);
@@ -232,7 +259,7 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 		       errno == EINVAL ? "; memwatch needs Linux 6.12 or later (multi-uprobe links and sessions)" : "");
 		goto out;
 	}
-	if (keep(l, fd)) {
+	if (keep(l, fd, what)) {
 		close(fd);
 		fd = -1;
 		mw_err("out of memory");
@@ -240,7 +267,7 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 	}
 	l->probes += cnt;
 	if (!ret)
-		keep_group(l, path, offsets, cnt);
+		keep_group(l, path, offsets, cnt, what);
 	fd = 0;
 out:
 	if (fd < 0 && (!offsets || !cookies))
@@ -256,20 +283,30 @@ int attach__table(struct memwatch_bpf *skel, struct mw_places *places, pid_t pid
 {
 	for (size_t i = 0; i < tab->n; i++) {
 		const struct mw_probe *p = &tab->v[i];
+		int what = what_of(p->prog, p->cookie);
 		bool first = true;
 
-		/* each (object, program) once: at its first probe */
+		/* each (object, program, what) once: at its first probe */
 		for (size_t j = 0; j < i && first; j++)
-			first = tab->v[j].prog != p->prog || strcmp(tab->v[j].path, p->path);
+			first = tab->v[j].prog != p->prog || strcmp(tab->v[j].path, p->path) ||
+				what_of(tab->v[j].prog, tab->v[j].cookie) != what;
 		if (!first)
 			continue;
 		/* return probes first: an entry seen without its return would
 		 * leave a call open on the thread */
-		if (attach_group(skel, places, pid, slot, tab, p->path, p->prog, true, floor, links) ||
-		    attach_group(skel, places, pid, slot, tab, p->path, p->prog, false, floor, links))
+		if (attach_group(skel, places, pid, slot, tab, p->path, p->prog, what, true, floor,
+				 links) ||
+		    attach_group(skel, places, pid, slot, tab, p->path, p->prog, what, false, floor,
+				 links))
 			return -1;
 	}
 	return 0;
+}
+
+static void free_group(struct mw_link_group *g)
+{
+	free(g->path);
+	free(g->offsets);
 }
 
 void attach__destroy(struct mw_links *l)
@@ -277,12 +314,41 @@ void attach__destroy(struct mw_links *l)
 	for (size_t i = 0; i < l->n; i++)
 		close(l->fd[i]);
 	free(l->fd);
-	for (size_t i = 0; i < l->ngroups; i++) {
-		free(l->groups[i].path);
-		free(l->groups[i].offsets);
-	}
+	free(l->what);
+	for (size_t i = 0; i < l->ngroups; i++)
+		free_group(&l->groups[i]);
 	free(l->groups);
 	memset(l, 0, sizeof(*l));
+}
+
+size_t attach__close(struct mw_links *l, int what)
+{
+	size_t kept = 0, gone = 0;
+
+	/* newest first: each entry link goes before the return link made
+	 * just before it, so no call is entered whose return goes unseen */
+	for (size_t i = l->n; i-- > 0;)
+		if (l->what[i] == what)
+			close(l->fd[i]);
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->what[i] == what)
+			continue;
+		l->fd[kept] = l->fd[i];
+		l->what[kept++] = l->what[i];
+	}
+	l->n = kept;
+	kept = 0;
+	for (size_t i = 0; i < l->ngroups; i++) {
+		if (l->groups[i].what == what) {
+			gone += l->groups[i].cnt;
+			free_group(&l->groups[i]);
+			continue;
+		}
+		l->groups[kept++] = l->groups[i];
+	}
+	l->ngroups = kept;
+	l->probes -= gone <= l->probes ? gone : l->probes;
+	return gone;
 }
 
 void attach__scrub(struct memwatch_bpf *skel, const struct mw_links *l, pid_t pid)

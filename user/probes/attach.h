@@ -16,15 +16,22 @@
 
 struct memwatch_bpf;
 
+/* What a link holds, so that part of a target's probes can go (the
+ * overhead budget): a structure's id (>= 0), or one of these. */
+#define MW_LINK_OTHER	(-1)	/* the loader's hook, exception handlers */
+#define MW_LINK_HEAP	(-2)	/* the allocator's entry points */
+
 /* The entry offsets of one object's probes, kept for attach__scrub. */
 struct mw_link_group {
 	char *path;
 	__u64 *offsets;
 	__u32 cnt;
+	int what;		/* MW_LINK_*, or a structure id */
 };
 
 struct mw_links {
 	int *fd;		/* link file descriptors */
+	int *what;		/* what each holds: MW_LINK_*, or a structure id */
 	size_t n, cap;
 	struct mw_link_group *groups;	/* one per entry link */
 	size_t ngroups;
@@ -48,6 +55,10 @@ int attach__table(struct memwatch_bpf *skel, struct mw_places *places, pid_t pid
 		  uint32_t slot, const struct mw_probe_table *tab,
 		  struct mw_links *links, bool floor);
 void attach__destroy(struct mw_links *links);
+/* Detaches the links of @links that hold @what (MW_LINK_HEAP, or a
+ * structure id): their probes leave the target at once. Returns how many
+ * probes went. */
+size_t attach__close(struct mw_links *links, int what);
 
 /*
  * Takes @pid's breakpoints out of the processes it forked that nobody

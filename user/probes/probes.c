@@ -106,6 +106,26 @@ int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 	return 1;
 }
 
+void probes__drop_structs(struct mw_probe_table *t, uint64_t ids)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct mw_probe *p = &t->v[i];
+		bool structure = p->prog == MW_PROG_STRUCT || p->prog == MW_PROG_STRUCT_EXIT;
+
+		if (structure && MW_SF_ID(p->cookie) < 64 && (ids >> MW_SF_ID(p->cookie) & 1)) {
+			t->shifted -= p->at.shift != 0;
+			t->stepped -= p->at.stepped;
+			free(p->path);
+			free(p->what);
+			continue;
+		}
+		t->v[kept++] = *p;
+	}
+	t->n = kept;
+}
+
 void probes__free(struct mw_probe_table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {

@@ -56,6 +56,9 @@ struct mw_probe_table {
 int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
 		const char *what);
+/* Takes out the structure probes of the structures in @ids (a bit per
+ * id): their probes were detached for good (--max-overhead). */
+void probes__drop_structs(struct mw_probe_table *t, uint64_t ids);
 void probes__free(struct mw_probe_table *t);
 
 #endif

@@ -87,6 +87,8 @@ static int read_struct(struct mw_sampler *s, uint32_t slot, int id,
 		freed += v[cpu].free_bytes;
 		o->insert_calls += v[cpu].insert_calls;
 		o->remove_calls += v[cpu].remove_calls;
+		for (int k = 0; k < MW_HIT__COUNT; k++)
+			o->hits[k] += v[cpu].hits[k];
 	}
 	o->bytes = (int64_t)(alloc - freed);
 	o->alloc_bytes = alloc;
@@ -193,14 +195,49 @@ static int forget_slot(struct memwatch_bpf *skel, struct bpf_map *map, uint32_t 
 	return 0;
 }
 
+int sampler__forget_heap(struct mw_sampler *s, const struct mw_target *t)
+{
+	int err = forget_slot(s->skel, s->skel->maps.live, t->slot, block_key_slot);
+
+	return err ? err : forget_slot(s->skel, s->skel->maps.sites, t->slot, site_key_slot);
+}
+
+/* The counters that only the allocator's probes move. */
+static const int heap_counters[] = {
+	MW_C_ALLOC_CALLS, MW_C_ALLOC_BYTES, MW_C_FREE_CALLS, MW_C_FREE_BYTES,
+	MW_C_UNTRACKED_FREES, MW_C_FAILED_CALLS, MW_C_LOST_TABLE_FULL,
+};
+#define MW_NHEAP_COUNTERS (sizeof(heap_counters) / sizeof(heap_counters[0]))
+
+void sampler__base(struct mw_heap_base *b, const struct mw_snapshot *raw)
+{
+	memset(b, 0, sizeof(*b));
+	for (size_t i = 0; i < MW_NHEAP_COUNTERS; i++)
+		b->c[heap_counters[i]] = raw->c[heap_counters[i]];
+	for (int i = 0; i < raw->nstructs && i < MW_MAX_STRUCTS; i++) {
+		b->struct_bytes[i] = raw->s[i].bytes;
+		b->struct_alloc_bytes[i] = raw->s[i].alloc_bytes;
+	}
+}
+
+void sampler__rebase(struct mw_snapshot *o, const struct mw_heap_base *b)
+{
+	for (size_t i = 0; i < MW_NHEAP_COUNTERS; i++)
+		o->c[heap_counters[i]] -= b->c[heap_counters[i]];
+	o->live_bytes = (int64_t)(o->c[MW_C_ALLOC_BYTES] - o->c[MW_C_FREE_BYTES]);
+	o->live_allocations = (int64_t)(o->c[MW_C_ALLOC_CALLS] - o->c[MW_C_FREE_CALLS]);
+	for (int i = 0; i < o->nstructs && i < MW_MAX_STRUCTS; i++) {
+		o->s[i].bytes -= b->struct_bytes[i];
+		o->s[i].alloc_bytes -= b->struct_alloc_bytes[i];
+	}
+}
+
 int sampler__reset(struct mw_sampler *s, const struct mw_target *t, int nstructs)
 {
 	uint32_t slot = t->slot;
 	int err;
 
-	err = forget_slot(s->skel, s->skel->maps.live, slot, block_key_slot);
-	if (!err)
-		err = forget_slot(s->skel, s->skel->maps.sites, slot, site_key_slot);
+	err = sampler__forget_heap(s, t);
 	if (!err)
 		err = forget_slot(s->skel, s->skel->maps.insert_sites, slot, block_key_slot);
 	if (err)

@@ -25,4 +25,23 @@ int sampler__read(struct mw_sampler *s, const struct mw_target *t,
  * execve). */
 int sampler__reset(struct mw_sampler *s, const struct mw_target *t, int nstructs);
 
+/*
+ * The heap figures of a target whose allocator probes went in again
+ * (--max-overhead, SIGUSR1) start from that moment: its live blocks and
+ * sites are forgotten, and what the counters held then is subtracted
+ * from every later sample. Structures' element counts go on.
+ */
+struct mw_heap_base {
+	uint64_t c[MW_C__COUNT];		/* heap counters only */
+	int64_t struct_bytes[MW_MAX_STRUCTS];
+	uint64_t struct_alloc_bytes[MW_MAX_STRUCTS];
+};
+/* Forgets @t's live blocks and allocation sites (not its structures'
+ * insert sites). 0 or -errno. */
+int sampler__forget_heap(struct mw_sampler *s, const struct mw_target *t);
+/* @b from @raw, a sample taken without a base. */
+void sampler__base(struct mw_heap_base *b, const struct mw_snapshot *raw);
+/* Subtracts @b from @o's heap figures. */
+void sampler__rebase(struct mw_snapshot *o, const struct mw_heap_base *b);
+
 #endif

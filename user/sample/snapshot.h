@@ -21,6 +21,8 @@ struct mw_struct_sample {
 	int64_t estimated_bytes;	/* elements * --size */
 	uint64_t insert_calls, remove_calls;
 	uint64_t alloc_bytes;	/* bytes ever charged (profiles) */
+	uint64_t hits[MW_HIT__COUNT];	/* its probes' hits, by enum mw_hit */
+	bool detached;		/* its probes went (--max-overhead): no figures */
 };
 
 struct mw_snapshot {
@@ -33,6 +35,10 @@ struct mw_snapshot {
 	int64_t live_allocations;	/* alloc_calls - free_calls */
 	uint64_t rss_bytes;
 	uint64_t probes_single_stepped;	/* probes on instructions the kernel single-steps */
+	double overhead_percent;	/* estimated CPU in the probes, % of one */
+	bool heap_attached;		/* the allocator's probes are in: heap_*,
+					 * structures' bytes and sites mean something */
+	struct timespec heap_since;	/* CLOCK_REALTIME, when they went in */
 	int nstructs;
 	struct mw_struct_sample s[MW_MAX_STRUCTS];
 	const struct mw_sites *sites;	/* NULL unless sites are tracked */

@@ -12,6 +12,8 @@
 #include "attach.h"
 #include "glibcview.h"
 #include "memwatch.h"
+#include "overhead.h"
+#include "sampler.h"
 #include "sites.h"
 #include "snapshot.h"
 #include "target.h"
@@ -40,6 +42,14 @@ struct mw_watched {
 	char **seen;			/* objects probed (as the target maps them) */
 	size_t nseen;
 	uint64_t stepped;		/* its probes left single-stepped */
+	uint64_t heap_stepped;		/* of which the allocator's */
+	uint32_t struct_stepped[MW_MAX_STRUCTS];	/* and each structure's */
+	struct mw_overhead overhead;	/* what its probes cost it */
+	bool heap_detached;		/* its allocator probes went (--max-overhead) */
+	struct timespec heap_since;	/* when they last went in (CLOCK_REALTIME) */
+	struct mw_heap_base heap_base;	/* its heap counters then, once re-attached */
+	bool rebased;			/* heap_base applies */
+	uint64_t structs_detached;	/* a bit per structure whose probes went */
 	struct {			/* said once on stderr */
 		bool short_stacks, inexact, silent[MW_MAX_STRUCTS];
 	} warned;

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_budget.c - what memwatch's probes cost a target: the estimate in
+ * every row (overhead_percent), checked loosely against the slowdown the
+ * target measures itself; and --max-overhead, which detaches a target's
+ * allocator probes after MW_OVER_BUDGET_INTERVALS intervals over it, its
+ * structure counts exact throughout, and SIGUSR1, which puts them back
+ * with heap figures exact from heap_since.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "harness.h"
+
+static char feed_path[64];
+#define FEED (feed_path[0] ? feed_path : \
+	      (snprintf(feed_path, sizeof(feed_path), "/tmp/memwatch-budget-%d.csv", \
+			(int)getpid()), feed_path))
+
+#define INTERVAL "0.25"
+
+struct run {
+	struct proc target, mw;
+	char header[8192], row[8192];
+	double untraced_ns;	/* a pair, before memwatch */
+};
+
+/* The target's reply to @cmd. */
+static char *ask(struct run *r, const char *cmd)
+{
+	char *line;
+
+	proc_send(&r->target, cmd);
+	line = proc_line(&r->target, 30000);
+	cr_assert(line && strncmp(line, "error", 5), "the target answers '%s': [%s]", cmd,
+		  line ? line : "");
+	return line;
+}
+
+static double spin_ns(struct run *r, int ms)
+{
+	char cmd[32];
+
+	snprintf(cmd, sizeof(cmd), "spin %d\n", ms);
+	return atof(strstr(ask(r, cmd), "ns=") + 3);
+}
+
+/* The target, its untraced pair time, then memwatch on it with @extra. */
+static void start(struct run *r, const char *const extra[])
+{
+	const char *target[] = { TARGET("budget_target"), NULL };
+	const char *argv[24] = { MEMWATCH, "-i", INTERVAL, "-o", FEED, "--struct", "reg",
+				 "--insert", "reg_add" };
+	char pid[16];
+	int k = 9;
+
+	unlink(FEED);
+	proc_spawn(&r->target, target);
+	cr_assert(proc_line(&r->target, 5000), "the target starts");
+	spin_ns(r, 100);	/* warm up */
+	r->untraced_ns = spin_ns(r, 300);
+	snprintf(pid, sizeof(pid), "%d", (int)r->target.pid);
+	argv[k++] = "-p";
+	argv[k++] = pid;
+	for (int i = 0; extra && extra[i]; i++)
+		argv[k++] = extra[i];
+	argv[k] = NULL;
+	proc_spawn(&r->mw, argv);
+	cr_assert(file_wait_rows(FEED, 1, 15000, r->header, sizeof(r->header), r->row,
+				 sizeof(r->row)) >= 1, "memwatch writes rows: %s", proc_stderr(&r->mw));
+}
+
+static void stop(struct run *r)
+{
+	proc_kill(&r->mw, SIGTERM);
+	cr_expect_eq(proc_wait(&r->mw, 10000), 0, "memwatch ends cleanly: %s", proc_stderr(&r->mw));
+	proc_kill(&r->target, SIGTERM);
+	proc_wait(&r->target, 5000);
+	unlink(FEED);
+}
+
+/* The newest row, written after now. */
+static void settle(struct run *r)
+{
+	int n = file_rows(FEED, r->header, sizeof(r->header), r->row, sizeof(r->row));
+
+	cr_assert(file_wait_rows(FEED, n + 2, 5000, r->header, sizeof(r->header), r->row,
+				 sizeof(r->row)) >= n + 2, "the feed goes on");
+}
+
+static long long col(struct run *r, const char *name)
+{
+	return csv_int(r->header, r->row, name);
+}
+
+static void field(struct run *r, const char *row, const char *name, char *out, size_t len)
+{
+	int c = csv_col(r->header, name);
+
+	cr_assert(c >= 0 && csv_field(row, c, out, len), "column %s is there", name);
+}
+
+/* Every row of the feed, from the first: @fn(row index, row) each. */
+static int rows(void (*fn)(struct run *, int, const char *, void *), struct run *r, void *ctx)
+{
+	FILE *f = fopen(FEED, "r");
+	static char line[8192];
+	int i = -1;
+
+	cr_assert_not_null(f, "the feed is readable");
+	while (fgets(line, sizeof(line), f)) {
+		if (i >= 0 && strchr(line, '\n'))
+			fn(r, i, line, ctx);
+		i++;
+	}
+	fclose(f);
+	return i;
+}
+
+struct detach_seen {
+	int first_over, first_detached;
+};
+
+static void note_detach(struct run *r, int i, const char *row, void *ctx)
+{
+	struct detach_seen *d = ctx;
+	char v[64];
+
+	field(r, row, "overhead_percent", v, sizeof(v));
+	if (d->first_over < 0 && atof(v) > 5)
+		d->first_over = i;
+	field(r, row, "heap_attached", v, sizeof(v));
+	if (d->first_detached < 0 && !strcmp(v, "0"))
+		d->first_detached = i;
+}
+
+Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .timeout = 120)
+{
+	const char *extra[] = { "--max-overhead", "5", NULL };
+	struct detach_seen d = { -1, -1 };
+	struct run r;
+	double ns = 0, fast = 0, t0;
+	long long reg_bytes;
+	char v[64], *line;
+
+	start(&r, extra);
+	line = ask(&r, "add 50\n");
+	cr_assert_eq(reply_int(line, "elements"), 50, "50 elements");
+	reg_bytes = reply_int(line, "batch_bytes");
+	/* full speed until the probes go: the target's own pair time falls */
+	fast = 3 * r.untraced_ns + 30;
+	for (t0 = now_s(); now_s() - t0 < 20; ) {
+		ns = spin_ns(&r, 200);
+		if (ns < fast)
+			break;
+	}
+	cr_assert_lt(ns, fast, "back near untraced speed (%.1f ns a pair, untraced %.1f): %s", ns,
+		     r.untraced_ns, proc_stderr(&r.mw));
+	for (t0 = now_s(); now_s() - t0 < 3 &&
+	     !strstr(proc_stderr(&r.mw), "over --max-overhead 5%: detached"); )
+		usleep(50000);
+	cr_expect(strstr(proc_stderr(&r.mw), "over --max-overhead 5%: detached"),
+		  "says so once on stderr (%.1f ns a pair, untraced %.1f): %s", ns, r.untraced_ns,
+		  proc_stderr(&r.mw));
+	settle(&r);
+	rows(note_detach, &r, &d);
+	cr_assert(d.first_over >= 0 && d.first_detached > d.first_over,
+		  "a row over budget (%d) before the first detached one (%d)", d.first_over,
+		  d.first_detached);
+	cr_expect_leq(d.first_detached - d.first_over, MW_OVER_BUDGET_INTERVALS,
+		      "detached within %d intervals of the first over budget (rows %d, %d)",
+		      MW_OVER_BUDGET_INTERVALS, d.first_over, d.first_detached);
+	/* detached: heap figures empty, structure counts exact */
+	line = ask(&r, "add 30\n");
+	settle(&r);
+	cr_expect_eq(col(&r, "heap_attached"), 0, "the feed says the heap is detached");
+	field(&r, r.row, "heap_live_bytes", v, sizeof(v));
+	cr_expect_str_eq(v, "", "heap figures are empty, not stale");
+	field(&r, r.row, "reg_bytes", v, sizeof(v));
+	cr_expect_str_eq(v, "", "so are the structure's bytes");
+	field(&r, r.row, "heap_since", v, sizeof(v));
+	cr_expect_str_eq(v, "", "and heap_since");
+	cr_expect_eq(col(&r, "reg_elements"), 80, "the structure's count stays exact");
+	cr_expect_eq(col(&r, "reg_insert_calls"), 80, "every call counted");
+	ns = spin_ns(&r, 200);
+	cr_expect_lt(ns, fast, "the loop stays fast (%.1f ns a pair)", ns);
+
+	/* SIGUSR1: back, exact from heap_since */
+	proc_kill(&r.mw, SIGUSR1);
+	for (t0 = now_s(); now_s() - t0 < 10 && !strstr(proc_stderr(&r.mw), "are back"); )
+		usleep(50000);
+	cr_assert(strstr(proc_stderr(&r.mw), "are back (SIGUSR1)"), "says so: %s",
+		  proc_stderr(&r.mw));
+	line = ask(&r, "keep 100\n");
+	cr_assert_eq(reply_int(line, "bytes"), 4800, "100 blocks of 48 bytes");
+	line = ask(&r, "add 5\n");
+	reg_bytes = reply_int(line, "batch_bytes");
+	settle(&r);
+	cr_expect_eq(col(&r, "heap_attached"), 1, "attached again");
+	cr_expect_eq(col(&r, "heap_live_allocations"), 105, "the blocks made since: 100 + 5");
+	cr_expect_eq(col(&r, "heap_live_bytes"), 4800 + reg_bytes,
+		     "their bytes exactly, from heap_since");
+	cr_expect_eq(col(&r, "reg_bytes"), reg_bytes, "the structure's bytes since, exactly");
+	cr_expect_eq(col(&r, "reg_elements"), 85, "its count went on");
+	field(&r, r.row, "heap_since", v, sizeof(v));
+	cr_expect(strlen(v) == 24 && v[10] == 'T', "heap_since is a timestamp: '%s'", v);
+	cr_expect_eq(col(&r, "lost_unpaired"), 0, "nothing lost on the way");
+	stop(&r);
+}
+
+Test(budget, within_budget__heap_kept_exact, .timeout = 60)
+{
+	const char *extra[] = { "--max-overhead", "5", NULL };
+	struct run r;
+	char *line;
+
+	start(&r, extra);
+	line = ask(&r, "trickle 40 2000\n");
+	cr_assert_eq(reply_int(line, "bytes"), 40 * 64, "40 blocks of 64 bytes");
+	line = ask(&r, "add 20\n");
+	settle(&r);
+	cr_expect_eq(col(&r, "heap_attached"), 1, "the heap probes stay");
+	cr_expect_eq(col(&r, "heap_live_allocations"), 60, "40 kept + 20 elements, exactly");
+	cr_expect_eq(col(&r, "heap_live_bytes"), 40 * 64 + reply_int(line, "batch_bytes"),
+		     "their bytes, exactly");
+	cr_expect_not(strstr(proc_stderr(&r.mw), "detached"), "nothing detached: %s",
+		      proc_stderr(&r.mw));
+	stop(&r);
+}
+
+/*
+ * The estimate against the slowdown the target measures: spinning, the
+ * target spends (traced - untraced) / traced of its CPU in the probes.
+ * Loosely (this machine is noisy; make bench compares precisely): within
+ * a factor of 2 of it.
+ */
+Test(budget, estimate__within_a_factor_of_the_measured_slowdown, .timeout = 60)
+{
+	struct run r;
+	char *line;
+	double traced, measured, est;
+	char v[64];
+	int before;
+
+	start(&r, NULL);
+	proc_send(&r.target, "spin 1500\n");
+	usleep(600000);
+	before = file_rows(FEED, r.header, sizeof(r.header), r.row, sizeof(r.row));
+	/* a row whose whole interval the spin covered */
+	cr_assert(file_wait_rows(FEED, before + 1, 3000, r.header, sizeof(r.header), r.row,
+				 sizeof(r.row)) > before, "a row during the spin");
+	line = proc_line(&r.target, 10000);
+	cr_assert(line && !strncmp(line, "spun", 4), "the spin ends: [%s]", line ? line : "");
+	traced = atof(strstr(line, "ns=") + 3);
+	measured = (traced - r.untraced_ns) / traced * 100;
+	field(&r, r.row, "overhead_percent", v, sizeof(v));
+	est = atof(v);
+	cr_expect(est > measured / 2 && est < measured * 2,
+		  "estimate %.1f%% of a CPU, measured %.1f%% (%.0f ns a pair traced, %.0f untraced)",
+		  est, measured, traced, r.untraced_ns);
+	settle(&r);
+	field(&r, r.row, "overhead_percent", v, sizeof(v));
+	cr_expect_lt(atof(v), 1, "idle again: ~0%%, got %s", v);
+	stop(&r);
+}
