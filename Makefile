@@ -312,10 +312,11 @@ FUZZ_LIBS_symmatch := -liberty
 # cli.c (config.c applies each line through it; fuzz_http gives it the
 # --listen spec) reaches most modules
 FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/out/http.c \
+		      user/out/webauth.c user/out/webconfig.c \
 		      user/probes/allocator.c user/symbols/elfsym.c user/probes/probes.c \
 		      user/probes/placement.c user/target/objects.c user/target/procmaps.c \
 		      user/target/target.c user/symbols/symmatch.c user/symbols/debugfile.c
-FUZZ_CLI_LIBS      := -lelf -lz -liberty -lmicrohttpd -lcapstone -lpthread
+FUZZ_CLI_LIBS      := -lelf -lz -liberty -lmicrohttpd -lcapstone -lpthread -lyaml -lgnutls -lcrypt
 FUZZ_SRCS_config   := $(FUZZ_CLI_SRCS)
 FUZZ_LIBS_config   := $(FUZZ_CLI_LIBS)
 # getaddrinfo is wrapped to numeric hosts: fuzzed specs send no DNS queries

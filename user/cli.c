@@ -27,7 +27,7 @@ enum {
 	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
 	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS, OPT_PPROF,
-	OPT_USER, OPT_EXE, OPT_COMM, OPT_CGROUP, OPT_MAX_TARGETS,
+	OPT_USER, OPT_EXE, OPT_COMM, OPT_CGROUP, OPT_MAX_TARGETS, OPT_WEB_CONFIG,
 };
 
 static const struct option long_opts[] = {
@@ -37,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "output",		required_argument, NULL, 'o' },
 	{ "format",		required_argument, NULL, 'f' },
 	{ "listen",		required_argument, NULL, 'l' },
+	{ "web-config",		required_argument, NULL, OPT_WEB_CONFIG },
 	{ "struct",		required_argument, NULL, OPT_STRUCT },
 	{ "insert",		required_argument, NULL, OPT_INSERT },
 	{ "remove",		required_argument, NULL, OPT_REMOVE },
@@ -87,6 +88,8 @@ static const char usage_text[] =
 "                            interval; to a file, replaced atomically), or\n"
 "                            table (a view for people, redrawn each interval)\n"
 "  -l, --listen [ADDR:]PORT  serve /metrics over HTTP (ADDR: 127.0.0.1)\n"
+"      --web-config FILE     TLS and basic auth for --listen, from FILE in\n"
+"                            Prometheus exporter-toolkit's web config format\n"
 "  -c, --config FILE         structures from FILE (see README), with the\n"
 "                            same meaning as the options below\n"
 "      --max-live-blocks N   size of the live-block table (%u)\n"
@@ -355,6 +358,11 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		o->listen = arg;
 		return 0;
 	}
+	case OPT_WEB_CONFIG:
+		if (!*arg)
+			return usage_error("--web-config needs a file");
+		o->web_config = arg;
+		return 0;
 	case OPT_ALLOCATOR:
 		if (!allocator__valid_choice(arg))
 			return usage_error("--allocator '%s': use auto, glibc, jemalloc, tcmalloc, mimalloc or an absolute path", arg);
@@ -586,6 +594,8 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 		return usage_error("-- needs a command to run: memwatch [options] -- CMD [ARGS...]");
 	if (dash + 1 < argc)
 		o->command = argv + dash + 1;
+	if (o->web_config && !o->listen)
+		return usage_error("--web-config protects the HTTP endpoint: give --listen [ADDR:]PORT too");
 	if (o->user && !o->command)
 		return usage_error("--user runs a command as USER: memwatch --user USER [options] -- CMD [ARGS...]");
 	if (o->command && !o->output && !o->listen)
