@@ -46,6 +46,8 @@ Test(webauth, password__bcrypt_cache_and_standin)
 	cr_expect_eq(webauth__bcrypt_runs(a), runs + 4,
 		     "bcrypt runs for an unknown user too: timing does not tell who exists");
 	cr_expect_not(webauth__password_ok(a, "bob", "secret"), "another user's password");
+	cr_expect_not(webauth__password_ok(a, "mallory", "other"),
+		      "an unknown user with the password of the user whose hash stands in");
 	cr_expect_not(webauth__password_ok(a, "alic", "secret"), "a prefix of a name");
 	cr_expect_not(webauth__password_ok(a, "alice", ""), "an empty password");
 	cr_expect(webauth__password_ok(a, "bob", "hunter2"), "bob's password");
