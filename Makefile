@@ -411,14 +411,15 @@ glibcview-test: $(BUILD)/glibcview_tests $(BUILD)/targets/mallinfo_target \
 # ---- install ----
 # `make install` (PREFIX=/usr/local, DESTDIR for packaging): the binary in
 # sbin, memwatch(8) gzipped as Debian ships man pages, and the examples a
-# daemon needs (config, systemd unit, Kubernetes DaemonSet) under
+# daemon needs (config, systemd unit, Kubernetes DaemonSet, web config) under
 # share/doc. The installed unit's ExecStart names $(PREFIX)/sbin/memwatch.
 # `make uninstall` removes exactly those files.
 PREFIX     ?= /usr/local
 SBINDIR    := $(DESTDIR)$(PREFIX)/sbin
 MAN8DIR    := $(DESTDIR)$(PREFIX)/share/man/man8
 EXAMPLEDIR := $(DESTDIR)$(PREFIX)/share/doc/memwatch/examples
-INSTALL_EXAMPLES := memwatch.conf kubernetes/daemonset.yaml kubernetes/README.md
+INSTALL_EXAMPLES := memwatch.conf kubernetes/daemonset.yaml kubernetes/README.md \
+		    web-config.yml prometheus-tls.yml
 
 .PHONY: install uninstall
 

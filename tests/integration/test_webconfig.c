@@ -396,3 +396,23 @@ Test(webconfig, open_listen__one_warning, .init = make_pki, .fini = remove_pki, 
 		     proc_stderr(&s.mw));
 	session_stop(&s);
 }
+
+/* examples/web-config.yml as shipped, with a certificate made here: its
+ * placeholder hash is of "change-me"; promtool takes the scrape block. */
+Test(webconfig, examples__serve_and_parse, .init = make_pki, .fini = remove_pki, .timeout = 60)
+{
+	char cmd[512], port[16], path[256];
+	struct session s;
+
+	snprintf(cmd, sizeof(cmd), "cp examples/web-config.yml %s/ && cd %s && cp server.crt memwatch.crt "
+		 "&& cp server.key memwatch.key", dir, dir);
+	cr_assert_eq(system(cmd), 0, "the example beside a certificate");
+	snprintf(path, sizeof(path), "%s/web-config.yml", dir);
+	snprintf(port, sizeof(port), "%d", free_port());
+	const char *extra[] = { "-l", port, "--web-config", path, NULL };
+	session_start_target(&s, script, extra);
+	expect_password_needed(port, "prometheus:change-me");
+	session_stop(&s);
+	cr_expect_eq(run_capture("promtool check config examples/prometheus-tls.yml 2>&1", out, sizeof(out)),
+		     0, "promtool takes examples/prometheus-tls.yml: %s", out);
+}
