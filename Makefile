@@ -15,7 +15,8 @@ CFLAGS   ?= -O2 -g
 USER_DIRS := user user/target user/symbols user/probes user/sample user/out
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    -Iinclude $(addprefix -I,$(USER_DIRS)) -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
-LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lprotobuf-c -lpthread
+LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lprotobuf-c -lpthread \
+	    -lyaml -lgnutls -lcrypt
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 	      -Iinclude -Ivmlinux
 
@@ -25,7 +26,8 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
 	    libcriterion-dev libiberty-dev libmicrohttpd-dev libcapstone-dev libdw-dev libc6-dbg libclang-rt-14-dev prometheus libjemalloc-dev \
 	    libgoogle-perftools-dev libmimalloc-dev redis-server gcc g++ make util-linux curl \
 	    libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev golang-go \
-	    man-db groff-base bsdextrautils systemd python3-yaml
+	    man-db groff-base bsdextrautils systemd python3-yaml \
+	    libyaml-dev libgnutls28-dev libcrypt-dev openssl apache2-utils
 
 USER_SRCS := $(wildcard $(addsuffix /*.c,$(USER_DIRS)))
 USER_HDRS := $(wildcard $(addsuffix /*.h,$(USER_DIRS)))
@@ -293,7 +295,7 @@ clean:
 
 FUZZ_CC        ?= clang
 FUZZ_SECONDS   ?= 60
-FUZZ_NAMES     := elfsym procmaps config symmatch http
+FUZZ_NAMES     := elfsym procmaps config symmatch http webconfig
 FUZZ_BINS      := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
 # -fno-sanitize-recover: a UBSan report is a crash, not a line of output
 FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -310,21 +312,25 @@ FUZZ_LIBS_symmatch := -liberty
 # cli.c (config.c applies each line through it; fuzz_http gives it the
 # --listen spec) reaches most modules
 FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/out/http.c \
+		      user/out/webauth.c user/out/webconfig.c \
 		      user/probes/allocator.c user/symbols/elfsym.c user/probes/probes.c \
 		      user/probes/placement.c user/target/objects.c user/target/procmaps.c \
 		      user/target/target.c user/symbols/symmatch.c user/symbols/debugfile.c
-FUZZ_CLI_LIBS      := -lelf -lz -liberty -lmicrohttpd -lcapstone -lpthread
+FUZZ_CLI_LIBS      := -lelf -lz -liberty -lmicrohttpd -lcapstone -lpthread -lyaml -lgnutls -lcrypt
 FUZZ_SRCS_config   := $(FUZZ_CLI_SRCS)
 FUZZ_LIBS_config   := $(FUZZ_CLI_LIBS)
 # getaddrinfo is wrapped to numeric hosts: fuzzed specs send no DNS queries
 FUZZ_SRCS_http     := $(FUZZ_CLI_SRCS)
 FUZZ_LIBS_http     := -Wl,--wrap=getaddrinfo $(FUZZ_CLI_LIBS)
+# the web config's YAML (--web-config), parsed alone: no file is read
+FUZZ_SRCS_webconfig := user/out/webconfig.c user/log.c
+FUZZ_LIBS_webconfig := -lyaml -lgnutls -lmicrohttpd
 
 .PHONY: fuzz fuzz-regress
 
 $(foreach n,$(FUZZ_NAMES),$(eval $(BUILD)/fuzz/fuzz_$(n): $(FUZZ_SRCS_$(n))))
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(USER_HDRS) include/memwatch.h
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(USER_HDRS) include/memwatch.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_$*) $(FUZZ_LIBS_$*) -o $@
@@ -405,14 +411,15 @@ glibcview-test: $(BUILD)/glibcview_tests $(BUILD)/targets/mallinfo_target \
 # ---- install ----
 # `make install` (PREFIX=/usr/local, DESTDIR for packaging): the binary in
 # sbin, memwatch(8) gzipped as Debian ships man pages, and the examples a
-# daemon needs (config, systemd unit, Kubernetes DaemonSet) under
+# daemon needs (config, systemd unit, Kubernetes DaemonSet, web config) under
 # share/doc. The installed unit's ExecStart names $(PREFIX)/sbin/memwatch.
 # `make uninstall` removes exactly those files.
 PREFIX     ?= /usr/local
 SBINDIR    := $(DESTDIR)$(PREFIX)/sbin
 MAN8DIR    := $(DESTDIR)$(PREFIX)/share/man/man8
 EXAMPLEDIR := $(DESTDIR)$(PREFIX)/share/doc/memwatch/examples
-INSTALL_EXAMPLES := memwatch.conf kubernetes/daemonset.yaml kubernetes/README.md
+INSTALL_EXAMPLES := memwatch.conf kubernetes/daemonset.yaml kubernetes/README.md \
+		    web-config.yml prometheus-tls.yml
 
 .PHONY: install uninstall
 

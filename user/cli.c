@@ -28,6 +28,7 @@ enum {
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
 	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS, OPT_PPROF,
 	OPT_USER, OPT_EXE, OPT_COMM, OPT_CGROUP, OPT_MAX_TARGETS, OPT_MAX_OVERHEAD,
+	OPT_WEB_CONFIG,
 };
 
 static const struct option long_opts[] = {
@@ -37,6 +38,7 @@ static const struct option long_opts[] = {
 	{ "output",		required_argument, NULL, 'o' },
 	{ "format",		required_argument, NULL, 'f' },
 	{ "listen",		required_argument, NULL, 'l' },
+	{ "web-config",		required_argument, NULL, OPT_WEB_CONFIG },
 	{ "struct",		required_argument, NULL, OPT_STRUCT },
 	{ "insert",		required_argument, NULL, OPT_INSERT },
 	{ "remove",		required_argument, NULL, OPT_REMOVE },
@@ -88,6 +90,8 @@ static const char usage_text[] =
 "                            interval; to a file, replaced atomically), or\n"
 "                            table (a view for people, redrawn each interval)\n"
 "  -l, --listen [ADDR:]PORT  serve /metrics over HTTP (ADDR: 127.0.0.1)\n"
+"      --web-config FILE     TLS and basic auth for --listen, from FILE in\n"
+"                            Prometheus exporter-toolkit's web config format\n"
 "  -c, --config FILE         structures from FILE (see README), with the\n"
 "                            same meaning as the options below\n"
 "      --max-overhead PERCENT  detach a process's allocator probes when\n"
@@ -377,6 +381,11 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		o->listen = arg;
 		return 0;
 	}
+	case OPT_WEB_CONFIG:
+		if (!*arg)
+			return usage_error("--web-config needs a file");
+		o->web_config = arg;
+		return 0;
 	case OPT_ALLOCATOR:
 		if (!allocator__valid_choice(arg))
 			return usage_error("--allocator '%s': use auto, glibc, jemalloc, tcmalloc, mimalloc or an absolute path", arg);
@@ -614,6 +623,8 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 		return usage_error("-- needs a command to run: memwatch [options] -- CMD [ARGS...]");
 	if (dash + 1 < argc)
 		o->command = argv + dash + 1;
+	if (o->web_config && !o->listen)
+		return usage_error("--web-config protects the HTTP endpoint: give --listen [ADDR:]PORT too");
 	if (o->user && !o->command)
 		return usage_error("--user runs a command as USER: memwatch --user USER [options] -- CMD [ARGS...]");
 	if (o->command && !o->output && !o->listen)

@@ -52,6 +52,7 @@ struct mw_options {
 	const char *output;		/* NULL: stdout */
 	enum mw_format format;
 	const char *listen;		/* -l [ADDR:]PORT, NULL: no HTTP */
+	const char *web_config;		/* --web-config FILE: TLS, basic auth */
 	const char *folded;		/* --folded PATH */
 	const char *pprof;		/* --pprof PATH */
 	int top;			/* --top N sites listed (10) */

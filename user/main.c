@@ -26,6 +26,7 @@
 #include "feed.h"
 #include "fields.h"
 #include "http.h"
+#include "webconfig.h"
 #include "launch.h"
 #include "loader.h"
 #include "follow.h"
@@ -65,6 +66,7 @@ struct mw_session {
 	struct mw_layout layout;
 	struct mw_feed feed;
 	struct mw_http *http;
+	struct mw_webconfig *web;	/* --web-config, loaded before anything */
 	int sigfd;
 	uint64_t rows;			/* intervals written */
 	double started;			/* monotonic seconds at attach */
@@ -1440,6 +1442,7 @@ static void cleanup(struct mw_session *s)
 	free(s->watched);
 	follow__free(&s->follow);
 	http__stop(s->http);
+	webconfig__free(s->web);
 	feed__close(&s->feed);
 	cli__free(&s->opts);
 	if (s->sigfd >= 0)
@@ -1487,7 +1490,7 @@ static int start(struct mw_session *s)
 	 * everything is ready */
 	if (privs__drop(s->opts.listen != NULL))
 		return -1;
-	if (s->opts.listen && http__start(&s->http, s->opts.listen))
+	if (s->opts.listen && http__start(&s->http, s->opts.listen, s->web))
 		return -1;
 	if (s->http && s->layout.sites && enable_profiles(s))
 		return -1;
@@ -1502,6 +1505,9 @@ int main(int argc, char **argv)
 	err = cli__parse(argc, argv, &s.opts);
 	if (err)
 		return err > 0 ? MW_EXIT_OK : MW_EXIT_USAGE;
+	/* a bad web config is a usage error, found before anything starts */
+	if (s.opts.web_config && webconfig__load(&s.web, s.opts.web_config))
+		return MW_EXIT_USAGE;
 	s.layout = (struct mw_layout){
 		.structs = s.opts.structs, .nstructs = s.opts.nstructs,
 		.heap = !s.opts.no_heap, .top = s.opts.top,

@@ -9,16 +9,11 @@
 #include <string.h>
 #include "cli.h"
 #include "config.h"
+#include "quiet.h"
 
-/* mw_err writes to stderr: point the stdio stream at /dev/null. Fd 2 stays
- * open, so sanitizer reports (written to fd 2) and libFuzzer's own output
- * (its FILE * was taken at start-up) still show. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	FILE *null = fopen("/dev/null", "we");
-
-	if (null)
-		stderr = null;
+	fuzz_quiet_stderr();
 	return 0;
 }
 

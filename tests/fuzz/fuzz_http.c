@@ -80,7 +80,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		if (port < 0)
 			continue;
 		snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
-		if (!http__start(&server, spec))
+		if (!http__start(&server, spec, NULL))
 			break;
 		server = NULL;
 	}

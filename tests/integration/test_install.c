@@ -27,6 +27,8 @@ static const char *const installed[] = {
 	DOC "/memwatch.service",
 	DOC "/kubernetes/daemonset.yaml",
 	DOC "/kubernetes/README.md",
+	DOC "/web-config.yml",
+	DOC "/prometheus-tls.yml",
 };
 #define N_INSTALLED (sizeof(installed) / sizeof(installed[0]))
 

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include "prom.h"
 #include "session.h"
 
 static const char *const script[] = { TARGET("struct_script"), "100", NULL };
@@ -126,70 +127,34 @@ Test(metrics, http__landing_404_405, .timeout = 60)
 	session_stop(&s);
 }
 
-/* Queries Prometheus's HTTP API; the value of the first result, or -1e18. */
-static double prom_query(int port, const char *query)
-{
-	char path[512];
-	const char *v;
-
-	snprintf(path, sizeof(path), "/api/v1/query?query=%s", query);
-	int st = http_request(port, "GET", path, NULL, response, sizeof(response));
-	if (getenv("MW_TEST_DEBUG"))
-		fprintf(stderr, "query %d -> %d: %.400s\n", port, st, http_body(response));
-	if (st != 200)
-		return -1e18;
-	v = strstr(response, "\"value\":[");
-	if (!v || !(v = strstr(v, ",\"")))
-		return -1e18;
-	return atof(v + 2);
-}
-
 Test(metrics, real_prometheus__stores_target_count, .timeout = 180)
 {
-	char dir[] = "/tmp/memwatch-prom-XXXXXX", conf[256], data[256], web[64], flag[3][300];
+	char dir[] = "/tmp/memwatch-prom-XXXXXX", scrape[256];
+	static struct prom prom;
 	struct session s;
-	struct proc prom;
 	char port[16];
 	double stored = -1;
 	long long want;
-	FILE *f;
 
 	cr_assert(mkdtemp(dir), "temp dir");
 	start_exporter(&s, port);
 	want = reply_int(session_command(&s, "run\n"), "table_elements");
 	cr_assert_gt(want, 0, "the target holds elements");
-
-	snprintf(conf, sizeof(conf), "%s/prometheus.yml", dir);
-	snprintf(data, sizeof(data), "%s/data", dir);
-	snprintf(web, sizeof(web), "127.0.0.1:%d", free_port());
-	f = fopen(conf, "w");
-	cr_assert(f, "write %s", conf);
-	fprintf(f, "global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\nscrape_configs:\n"
-		   "  - job_name: memwatch\n    static_configs:\n"
-		   "      - targets: ['127.0.0.1:%s']\n", port);
-	fclose(f);
-	snprintf(flag[0], sizeof(flag[0]), "--config.file=%s", conf);
-	snprintf(flag[1], sizeof(flag[1]), "--storage.tsdb.path=%s", data);
-	snprintf(flag[2], sizeof(flag[2]), "--web.listen-address=%s", web);
-	const char *argv[] = { "/usr/bin/prometheus", flag[0], flag[1], flag[2], NULL };
-	proc_spawn(&prom, argv);
-
-	/* the query answers once Prometheus has scraped memwatch; its log is
-	 * read as we go, so that a full pipe never blocks it */
+	snprintf(scrape, sizeof(scrape), "  - job_name: memwatch\n    static_configs:\n"
+		 "      - targets: ['127.0.0.1:%s']\n", port);
+	prom_start(&prom, dir, scrape);
+	/* the query answers once Prometheus has scraped memwatch */
 	for (int i = 0; i < 90 && stored != (double)want; i++) {
 		sleep(1);
-		proc_stderr(&prom);
-		stored = prom_query(atoi(strchr(web, ':') + 1),
-				    "memwatch_struct_elements%7Bstruct%3D%22table%22%7D");
+		stored = prom_query(&prom, "memwatch_struct_elements%7Bstruct%3D%22table%22%7D");
 	}
 	cr_expect_eq(stored, (double)want,
 		     "Prometheus stored memwatch_struct_elements = the target's count %lld (last answer: %s; Prometheus said: %.2000s)",
-		     want, http_body(response), proc_stderr(&prom));
-	proc_kill(&prom, SIGTERM);
-	proc_wait(&prom, 10000);
+		     want, http_body(prom.answer), prom_log(&prom));
+	prom_stop(&prom);
 	session_stop(&s);
-	snprintf(conf, sizeof(conf), "rm -rf %s", dir);
-	cr_expect_eq(system(conf), 0, "clean up");
+	snprintf(scrape, sizeof(scrape), "rm -rf %s", dir);
+	cr_expect_eq(system(scrape), 0, "clean up");
 }
 
 Test(metrics, textfile__never_seen_half_written, .timeout = 60)

@@ -168,6 +168,16 @@ static const struct cli_case cases[] = {
 	{ .argv = { "-p", "1", "-l", "%s%s%s%s%s%s%s%s%n:9100" }, .rc = -1,
 	  .err = "--listen '%s%s%s%s%s%s%s%s%n:9100': address %s%s%s%s%s%s%s%s%n: " },
 
+	/* --web-config (its contents: test_webconfig.c; read by main, not here) */
+	{ .argv = { "-p", "1", "-l", "9100", "--web-config", "web.yml" },
+	  .fields = { "web_config=web.yml" } },
+	{ .argv = { "-p", "1", "--web-config=w.yml", "-l", "0.0.0.0:9100" },
+	  .fields = { "listen=0.0.0.0:9100", "web_config=w.yml" } },
+	{ .argv = { "-p", "1", "--web-config", "web.yml" }, .rc = -1,
+	  .err = "--web-config protects the HTTP endpoint: give --listen [ADDR:]PORT too" },
+	{ .argv = { "-p", "1", "-l", "9100", "--web-config", "" }, .rc = -1,
+	  .err = "--web-config needs a file" },
+
 	/* --config (its contents: test_config.c) */
 	{ .argv = { "-p", "1", "-c", "/dev/null" }, .fields = { "nstructs=0" } },
 	{ .argv = { "-p", "1", "--config=/dev/null", "--struct", "A", "--insert", "f" },
@@ -448,6 +458,7 @@ static char *describe(const struct mw_options *o)
 	fprintf(f, " user=%s max_targets=%u nexes=%d ncomms=%d ncgroups=%d", o->user ? o->user : "(null)",
 		o->max_targets, o->nexes, o->ncomms, o->ncgroups);
 	fprintf(f, " max_overhead=%.17g", o->max_overhead);
+	fprintf(f, " web_config=%s", o->web_config ? o->web_config : "(null)");
 	if (o->npids)
 		fprintf(f, " last_pid=%d", (int)o->pids[o->npids - 1]);
 	if (o->nstructs)

@@ -77,12 +77,14 @@ Test(config, every_option__same_as_the_command_line)
 	cr_assert_eq(parse(&o, "exe /bin/sh\ncomm redis-server\nlisten 127.0.0.1:9464\n"
 			   "interval 0.5\noutput /tmp/feed.csv\nformat openmetrics\nno-heap\n"
 			   "max-targets 512\npid 42\ntop 7\nstacks\n"
+			   "web-config /etc/memwatch/web.yml\n"
 			   "struct keys\ninsert dbAdd\nremove dbGenericDelete\n"), 0,
 		     "a whole service's options parse");
 	cr_expect_eq(o.nexes, 1, "exe");
 	cr_expect_str_eq(o.exes[0], "/usr/bin/dash", "resolved");
 	cr_expect_str_eq(o.comms[0], "redis-server", "comm");
 	cr_expect_str_eq(o.listen, "127.0.0.1:9464", "listen, kept after its line is gone");
+	cr_expect_str_eq(o.web_config, "/etc/memwatch/web.yml", "web-config, kept");
 	cr_expect_str_eq(o.output, "/tmp/feed.csv", "output, kept");
 	cr_expect_eq(o.interval_s, 0.5, "interval");
 	cr_expect_eq(o.format, MW_FORMAT_OPENMETRICS, "format");

@@ -8,7 +8,8 @@
  *
  * GET or HEAD /metrics: OpenMetrics 1.0 when Accept asks for it, else
  * Prometheus text 0.0.4. /: a landing page. Other paths 404, other
- * methods 405.
+ * methods 405. With --web-config, TLS and basic auth (webauth.c) come
+ * before all of that.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "http.h"
 #include "log.h"
 #include "pprof.h"
+#include "webauth.h"
 
 #define MW_HTTP_CONNECTIONS	256	/* at once; more wait in the backlog */
 #define MW_HTTP_TIMEOUT_S	10	/* idle or stalled client */
@@ -31,6 +33,7 @@
 struct mw_http {
 	struct MHD_Daemon *daemon;
 	int fd;
+	struct mw_webauth *auth;	/* --web-config; NULL: open */
 	pthread_mutex_t lock;
 	char *body[2];		/* enum mw_expo: the latest exposition */
 	size_t len[2];
@@ -190,7 +193,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 {
 	static const char not_found[] = "not found: try /metrics or /debug/pprof/heap\n";
 	static const char not_allowed[] = "method not allowed\n";
+	struct mw_http *h = cls;
+	int admit = webauth__admit(h->auth, c);	/* every path, first */
 
+	if (admit <= 0)
+		return admit ? MHD_NO : MHD_YES;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
 			       not_allowed, sizeof(not_allowed) - 1, "GET, HEAD");
@@ -233,9 +240,10 @@ static int bind_socket(const char *spec)
 	return fd;
 }
 
-int http__start(struct mw_http **out, const char *spec)
+int http__start(struct mw_http **out, const char *spec, const struct mw_webconfig *web)
 {
 	struct mw_http *h = calloc(1, sizeof(*h));
+	struct MHD_OptionItem tls[MW_WEBAUTH_MHD_OPTIONS];
 
 	if (!h) {
 		mw_err("out of memory");
@@ -243,19 +251,26 @@ int http__start(struct mw_http **out, const char *spec)
 	}
 	pthread_mutex_init(&h->lock, NULL);
 	h->fd = bind_socket(spec);
-	if (h->fd < 0) {
+	if (h->fd < 0 || webauth__new(&h->auth, web)) {
+		if (h->fd >= 0)
+			close(h->fd);
 		free(h);
 		return -1;
 	}
+	webauth__warn_exposure(web, h->fd, spec);
+	webauth__mhd_options(h->auth, tls);
 	h->daemon = MHD_start_daemon(
-		MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, handle, h,
+		MHD_USE_EPOLL_INTERNAL_THREAD | webauth__mhd_flags(h->auth), 0, NULL, NULL,
+		handle, h,
 		MHD_OPTION_LISTEN_SOCKET, h->fd,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)MW_HTTP_CONNECTIONS,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MW_HTTP_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MW_HTTP_REQUEST_BYTES,
+		MHD_OPTION_ARRAY, tls,
 		MHD_OPTION_END);
 	if (!h->daemon) {
 		mw_err("cannot start the HTTP server on %s", spec);
+		webauth__free(h->auth);
 		close(h->fd);
 		free(h);
 		return -1;
@@ -336,6 +351,7 @@ void http__stop(struct mw_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->daemon);
+	webauth__free(h->auth);
 	close(h->fd);
 	free(h->body[0]);
 	free(h->body[1]);

@@ -18,8 +18,11 @@ struct mw_http;
  * 127.0.0.1, a host name is resolved. 0, or -1 with a reason in @why. */
 int http__parse_listen(const char *spec, struct sockaddr_storage *addr,
 		       socklen_t *len, char *why, size_t whylen);
-/* Binds @spec and starts serving. 0, or -1 after one message. */
-int http__start(struct mw_http **out, const char *spec);
+/* Binds @spec and starts serving, with TLS and basic auth as @web says
+ * (NULL: plain HTTP; @web must outlive the server). 0, or -1 after one
+ * message. */
+struct mw_webconfig;
+int http__start(struct mw_http **out, const char *spec, const struct mw_webconfig *web);
 /* Replaces the exposition served, in both formats (copied). */
 int http__publish(struct mw_http *h, const char *prom, size_t prom_len,
 		  const char *om, size_t om_len);
