@@ -26,6 +26,8 @@
 #define MW_STRUCT_NAME_MAX	64
 #define MW_MAX_MATCHES		64	/* --exe, --comm, --cgroup, each */
 #define MW_COMM_LEN		15	/* the kernel's comm, without its NUL */
+#define MW_DEFAULT_HISTORY	3600	/* rows per target the page draws */
+#define MW_MAX_HISTORY		1000000
 
 enum mw_format { MW_FORMAT_CSV, MW_FORMAT_OPENMETRICS, MW_FORMAT_TABLE };
 
@@ -78,6 +80,8 @@ struct mw_options {
 	char **kept;			/* config file values, owned (cli__keep) */
 	size_t nkept;
 	const char *user;		/* --user: run the command as USER */
+	uint32_t history;		/* --history N: rows kept per target */
+	bool history_given;
 };
 
 /*

@@ -150,6 +150,19 @@ static const struct cli_case cases[] = {
 	{ .argv = { "-p", "1", "-l", "%s%s%s%s%s%s%s%s%n:9100" }, .rc = -1,
 	  .err = "--listen '%s%s%s%s%s%s%s%s%n:9100': address %s%s%s%s%s%s%s%s%n: " },
 
+	/* --history: rows the page keeps per process, with --listen only */
+	{ .argv = { "-p", "1", "-l", "9100" }, .n = MW_DEFAULT_HISTORY, .fields = { "history={N}" } },
+	{ .argv = { "-p", "1", "-l", "9100", "--history", "1" }, .fields = { "history=1" } },
+	{ .argv = { "-p", "1", "--history={N}", "-l", "9100" }, .n = MW_MAX_HISTORY,
+	  .fields = { "history={N}" } },
+	{ .argv = { "-p", "1", "-l", "9100", "--history", "0" }, .rc = -1,
+	  .err = "--history '0': from 1 to {N} rows per process", .n = MW_MAX_HISTORY },
+	{ .argv = { "-p", "1", "-l", "9100", "--history", "{N}" }, .n = MW_MAX_HISTORY + 1, .rc = -1,
+	  .err = "--history '{N}'" },
+	{ .argv = { "-p", "1", "-l", "9100", "--history", "1h" }, .rc = -1, .err = "--history '1h'" },
+	{ .argv = { "-p", "1", "--history", "60" }, .rc = -1,
+	  .err = "--history keeps rows for the page that --listen serves: give --listen too" },
+
 	/* --config (its contents: test_config.c) */
 	{ .argv = { "-p", "1", "-c", "/dev/null" }, .fields = { "nstructs=0" } },
 	{ .argv = { "-p", "1", "--config=/dev/null", "--struct", "A", "--insert", "f" },
@@ -429,6 +442,7 @@ static char *describe(const struct mw_options *o)
 		fputs("(null)", f);
 	fprintf(f, " user=%s max_targets=%u nexes=%d ncomms=%d ncgroups=%d", o->user ? o->user : "(null)",
 		o->max_targets, o->nexes, o->ncomms, o->ncgroups);
+	fprintf(f, " history=%u", o->history);
 	if (o->npids)
 		fprintf(f, " last_pid=%d", (int)o->pids[o->npids - 1]);
 	if (o->nstructs)
