@@ -314,14 +314,27 @@ Test(page, api_bad_queries__400_and_404_one_line, .timeout = 60)
 	stop(&r);
 }
 
-/* A --pid target that exits leaves the API (its slot is dropped, and its
- * history with it) while another stays. */
+/* "history_rows_kept" of /api/snapshot, or -1. */
+static long long rows_kept(int port)
+{
+	static char response[1 << 18];
+	const char *p;
+
+	if (http_request(port, "GET", "/api/snapshot", NULL, response, sizeof(response)) != 200 ||
+	    !(p = strstr(response, "\"history_rows_kept\":")))
+		return -1;
+	return atoll(p + strlen("\"history_rows_kept\":"));
+}
+
+/* A --pid target that exits leaves the API, and its rows leave the
+ * history (its slot is dropped), while another's stay. */
 Test(page, exited_target__its_history_is_dropped, .timeout = 60)
 {
 	struct proc a, b, mw;
 	char pa[16], pb[16], port[16], path[64];
 	static char response[1 << 16];
 	int p = free_port();
+	double end;
 
 	proc_spawn(&a, script);
 	proc_spawn(&b, script);
@@ -329,25 +342,24 @@ Test(page, exited_target__its_history_is_dropped, .timeout = 60)
 	snprintf(pa, sizeof(pa), "%d", (int)a.pid);
 	snprintf(pb, sizeof(pb), "%d", (int)b.pid);
 	snprintf(port, sizeof(port), "%d", p);
-	const char *argv[] = { MEMWATCH, "-p", pa, "-p", pb, "-i", "0.1", "-l", port, "-o", "/dev/null",
-			       NULL };
+	const char *argv[] = { MEMWATCH, "-p", pa, "-p", pb, "-i", "0.05", "-l", port,
+			       "--history", "20", "-o", "/dev/null", NULL };
 	proc_spawn(&mw, argv);
-	snprintf(path, sizeof(path), "/api/history?pid=%s", pa);
-	for (double end = now_s() + 20; now_s() < end; usleep(100000))
-		if (http_request(p, "GET", path, NULL, response, sizeof(response)) == 200 &&
-		    strstr(http_body(response), "\"pid\":"))
-			break;
-	cr_assert(strstr(http_body(response), "\"pid\":"), "pid %s has rows: %s", pa, response);
+	for (end = now_s() + 20; now_s() < end && rows_kept(p) != 40; usleep(50000))
+		;
+	cr_assert_eq(rows_kept(p), 40, "both targets' 20 rows are kept; stderr: %s", proc_stderr(&mw));
 	proc_send(&a, "quit\n");
 	proc_wait(&a, 5000);
-	for (double end = now_s() + 10; now_s() < end; usleep(100000))
+	snprintf(path, sizeof(path), "/api/history?pid=%s", pa);
+	for (end = now_s() + 10; now_s() < end; usleep(50000))
 		if (http_request(p, "GET", path, NULL, response, sizeof(response)) == 404)
 			break;
 	cr_expect_eq(http_request(p, "GET", path, NULL, response, sizeof(response)), 404,
-		     "the exited pid's history is gone");
+		     "the exited pid leaves the API");
+	cr_expect_eq(rows_kept(p), 20, "and its rows the history: the other's 20 stay");
 	snprintf(path, sizeof(path), "/api/history?pid=%s", pb);
 	cr_expect_eq(http_request(p, "GET", path, NULL, response, sizeof(response)), 200,
-		     "the other's stays");
+		     "the other is still served");
 	proc_kill(&mw, SIGTERM);
 	proc_wait(&mw, 5000);
 	proc_send(&b, "quit\n");

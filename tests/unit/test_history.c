@@ -183,7 +183,11 @@ Test(history, dropped_slot_or_new_pid__starts_afresh)
 
 	cr_assert_not_null(h);
 	add_rows(h, 0, 500, 0, 39);
+	add_rows(h, 1, 501, 0, 9);
+	cr_expect_eq(history__rows(h), 50, "rows of all targets");
 	history__drop(h, 0);
+	cr_expect_eq(history__rows(h), 10, "the dropped target's are gone");
+	history__drop(h, 1);
 	cr_expect_eq(history__copy(h, 500, &buf, &n), -ENOENT, "a dropped process has no rows");
 	cr_expect_null(buf, "and no buffer");
 	cr_expect_eq(history__bytes(h), 0, "its memory is freed");

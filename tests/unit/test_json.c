@@ -210,7 +210,8 @@ Test(json, snapshot__empty_fields_null_no_heap_no_glibc)
 Test(json, snapshot__what_the_page_needs_besides_rows)
 {
 	struct mw_layout l = layout_of(true);
-	struct mw_json_meta m = { .interval_s = 0.25, .history = 77 };
+	struct mw_json_meta m = { .interval_s = 0.25, .history = 77, .history_rows = 5,
+				  .history_bytes = 6000 };
 	struct mw_snapshot s;
 	const struct mw_snapshot *all[1] = { &s };
 	struct json_object *doc, *procs;
@@ -223,6 +224,8 @@ Test(json, snapshot__what_the_page_needs_besides_rows)
 	cr_expect_str_eq(json_object_to_json_string(member(doc, "interval_seconds")), "0.25",
 			 "the interval");
 	cr_expect_eq(json_object_get_int(member(doc, "history_samples")), 77, "--history");
+	cr_expect_eq(json_object_get_int(member(doc, "history_rows_kept")), 5, "rows kept");
+	cr_expect_eq(json_object_get_int(member(doc, "history_bytes")), 6000, "their memory");
 	cr_expect_str_eq(json_object_to_json_string_ext(member(doc, "structures"), JSON_C_TO_STRING_PLAIN),
 			 "[\"cache\",\"index\"]", "the structures' names, in order");
 	procs = member(doc, "processes");

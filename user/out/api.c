@@ -80,12 +80,15 @@ int api__publish(struct mw_api *a, const struct mw_snapshot *const *all, int n)
 {
 	struct mw_doc snap = { 0 }, sites = { 0 };
 	pid_t *pids = malloc((n ? (size_t)n : 1) * sizeof(*pids));
+	struct mw_json_meta m = a->meta;
 	int err = pids ? 0 : -ENOMEM;
 
 	for (int i = 0; i < n && pids; i++)
 		pids[i] = all[i]->pid;
+	m.history_rows = history__rows(a->hist);
+	m.history_bytes = history__bytes(a->hist);
 	if (!err)
-		err = json__snapshot(a->l, &a->meta, all, n, &snap.text, &snap.len);
+		err = json__snapshot(a->l, &m, all, n, &snap.text, &snap.len);
 	if (!err && a->l->sites)
 		err = json__sites(a->l, all, n, &sites.text, &sites.len);
 	if (err) {

@@ -152,6 +152,8 @@ int json__snapshot(const struct mw_layout *l, const struct mw_json_meta *m,
 	snprintf(interval, sizeof(interval), "%g", m->interval_s);
 	ok = ok && add(o, "interval_seconds", json_object_new_double_s(m->interval_s, interval));
 	ok = ok && add(o, "history_samples", json_object_new_uint64(m->history));
+	ok = ok && add(o, "history_rows_kept", json_object_new_uint64(m->history_rows));
+	ok = ok && add(o, "history_bytes", json_object_new_uint64(m->history_bytes));
 	ok = ok && add(o, "heap", json_object_new_boolean(l->heap));
 	ok = ok && add(o, "sites", json_object_new_boolean(l->sites));
 	ok = ok && add(o, "structures", struct_names(l));

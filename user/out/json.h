@@ -20,12 +20,15 @@ struct json_object;
 struct mw_json_meta {
 	double interval_s;
 	size_t history;		/* --history N */
+	size_t history_rows;	/* rows kept now, all targets together */
+	size_t history_bytes;	/* the memory they take */
 };
 
 /* Row @r as an object: a member per column of @cols. NULL: no memory. */
 struct json_object *json__row(const struct mw_columns *cols, const struct mw_row *r);
 
-/* {"interval_seconds":…, "history_samples":N, "structures":[names],
+/* {"interval_seconds":…, "history_samples":N, "history_rows_kept":…,
+ *  "history_bytes":…, "heap":bool, "sites":bool, "structures":[names],
  *  "processes":[{"pid":…, "comm":…}], "targets":[row objects]} for the
  * latest snapshot of each of @n targets. 0 or -ENOMEM; *@out malloc'd. */
 int json__snapshot(const struct mw_layout *l, const struct mw_json_meta *m,

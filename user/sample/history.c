@@ -263,6 +263,17 @@ size_t history__count(struct mw_hist *h, int slot)
 	return n;
 }
 
+size_t history__rows(struct mw_hist *h)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&h->lock);
+	for (int i = 0; i < h->nslots; i++)
+		n += h->rings[i].n;
+	pthread_mutex_unlock(&h->lock);
+	return n;
+}
+
 void history__free(struct mw_hist *h)
 {
 	if (!h)

@@ -43,7 +43,8 @@ const struct mw_columns *history__columns(const struct mw_hist *h);
 /* Memory one row takes, and what all rows take now (chunks included). */
 size_t history__sample_bytes(const struct mw_hist *h);
 size_t history__bytes(struct mw_hist *h);
-/* Rows kept for @slot. */
+/* Rows kept for @slot, and for all targets together. */
 size_t history__count(struct mw_hist *h, int slot);
+size_t history__rows(struct mw_hist *h);
 
 #endif
