@@ -200,7 +200,9 @@
 			return;
 		siteRows($('sites').tBodies[0], t.sites, true);
 		siteRows($('suspects').tBodies[0], t.leak_suspects, false);
+		$('suspects').hidden = !t.leak_suspects.length;
 		$('suspects-rule').textContent = t.leak_suspects.length ? '' : '(none)';
+		$('grown-section').hidden = !t.grown_by.length;
 		grown.replaceChildren();
 		for (const g of t.grown_by) {
 			const tr = grown.insertRow();
