@@ -15,7 +15,7 @@ CFLAGS   ?= -O2 -g
 USER_DIRS := user user/target user/symbols user/probes user/sample user/out
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    -Iinclude $(addprefix -I,$(USER_DIRS)) -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
-LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lprotobuf-c -lpthread \
+LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lprotobuf-c -ljson-c -lpthread \
 	    -lyaml -lgnutls -lcrypt
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
 	      -Iinclude -Ivmlinux
@@ -27,7 +27,8 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
 	    libgoogle-perftools-dev libmimalloc-dev redis-server gcc g++ make util-linux curl \
 	    libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev golang-go \
 	    man-db groff-base bsdextrautils systemd python3-yaml \
-	    libyaml-dev libgnutls28-dev libcrypt-dev openssl apache2-utils
+	    libyaml-dev libgnutls28-dev libcrypt-dev openssl apache2-utils \
+	    libjson-c-dev libjs-dygraphs xxd chromium
 
 USER_SRCS := $(wildcard $(addsuffix /*.c,$(USER_DIRS)))
 USER_HDRS := $(wildcard $(addsuffix /*.h,$(USER_DIRS)))
@@ -35,7 +36,19 @@ USER_HDRS := $(wildcard $(addsuffix /*.h,$(USER_DIRS)))
 # installs it, compiled by protoc-c into build/ (user/out/pprof.c)
 PROFILE_PROTO := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROFILE_GEN   := $(BUILD)/profile.pb-c.c $(BUILD)/profile.pb-c.h
-USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS)) $(BUILD)/profile.pb-c.o
+# the live page's files (user/out/page.c): its own under user/out/web/ and
+# Debian's dygraphs (libjs-dygraphs), each made a C array by xxd, so the
+# binary serves them and reads no file at run time
+DYGRAPHS  := /usr/share/javascript/dygraphs
+WEB_NAMES := index_html page_js page_css dygraph_js dygraph_css
+WEB_SRC_index_html  := user/out/web/index.html
+WEB_SRC_page_js     := user/out/web/page.js
+WEB_SRC_page_css    := user/out/web/page.css
+WEB_SRC_dygraph_js  := $(DYGRAPHS)/dygraph.min.js
+WEB_SRC_dygraph_css := $(DYGRAPHS)/dygraph.min.css
+WEB_GEN   := $(patsubst %,$(BUILD)/web/%.c,$(WEB_NAMES))
+USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS)) $(BUILD)/profile.pb-c.o \
+	     $(WEB_GEN:.c=.o)
 # everything but main.o links into the unit tests as well
 LIB_OBJS  := $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
 
@@ -99,6 +112,21 @@ $(PROFILE_GEN) &: $(PROFILE_PROTO) | $(BUILD)
 $(BUILD)/profile.pb-c.o: $(BUILD)/profile.pb-c.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
+
+# a page file as `const unsigned char mw_web_NAME[]` and its _len; the
+# minified files' source-map comments are left out (nothing to fetch)
+.SECONDEXPANSION:
+$(BUILD)/web/%.c: $$(WEB_SRC_$$*)
+	$(call msg,XXD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)sed '/sourceMappingURL=/d' $< > $@.in
+	$(Q)xxd -i -n mw_web_$* $@.in > $@.tmp
+	$(Q)sed 's/^unsigned/const unsigned/' $@.tmp > $@
+	$(Q)rm -f $@.in $@.tmp
+
+$(BUILD)/web/%.o: $(BUILD)/web/%.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/user/%.o: user/%.c $(USER_HDRS) include/memwatch.h \
 		   $(BUILD)/memwatch.skel.h $(BUILD)/profile.pb-c.h | $(BUILD)/user
@@ -219,10 +247,10 @@ $(BUILD)/integration_tests: $(INTEG_SRCS) $(wildcard tests/integration/*.h) | $(
 # the same unit tests under AddressSanitizer and UndefinedBehaviorSanitizer
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 $(BUILD)/unit_tests_san: $(UNIT_SRCS) $(USER_SRCS) $(USER_HDRS) $(BUILD)/memwatch.skel.h \
-			 $(PROFILE_GEN) | $(BUILD)/tests
+			 $(PROFILE_GEN) $(WEB_GEN) | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) $(UNIT_SRCS) $(filter-out user/main.c,$(USER_SRCS)) \
-		$(BUILD)/profile.pb-c.c \
+		$(BUILD)/profile.pb-c.c $(WEB_GEN) \
 		-lcriterion $(LDLIBS) -o $@
 
 unit: deps $(BUILD)/unit_tests $(BUILD)/unit_tests_san $(FIXTURES)
@@ -311,12 +339,15 @@ FUZZ_SRCS_symmatch := user/symbols/symmatch.c
 FUZZ_LIBS_symmatch := -liberty
 # cli.c (config.c applies each line through it; fuzz_http gives it the
 # --listen spec) reaches most modules
+# (http.c serves the page and the JSON API: their sources come along)
 FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/out/http.c \
 		      user/out/webauth.c user/out/webconfig.c \
 		      user/probes/allocator.c user/symbols/elfsym.c user/probes/probes.c \
 		      user/probes/placement.c user/target/objects.c user/target/procmaps.c \
-		      user/target/target.c user/symbols/symmatch.c user/symbols/debugfile.c
-FUZZ_CLI_LIBS      := -lelf -lz -liberty -lmicrohttpd -lcapstone -lpthread -lyaml -lgnutls -lcrypt
+		      user/target/target.c user/symbols/symmatch.c user/symbols/debugfile.c \
+		      user/out/api.c user/out/json.c user/out/row.c user/out/fields.c \
+		      user/out/timestamp.c user/out/page.c user/sample/history.c $(WEB_GEN)
+FUZZ_CLI_LIBS      := -lelf -lz -liberty -lmicrohttpd -lcapstone -ljson-c -lpthread -lyaml -lgnutls -lcrypt
 FUZZ_SRCS_config   := $(FUZZ_CLI_SRCS)
 FUZZ_LIBS_config   := $(FUZZ_CLI_LIBS)
 # getaddrinfo is wrapped to numeric hosts: fuzzed specs send no DNS queries

@@ -1,14 +1,19 @@
 #!/bin/sh
 # demo.sh - run by `make demo`: start the demo program, show memwatch's
-# table view of it for 5 seconds, then 5 rows of the CSV feed, then stop
-# both.
+# table view of it for DEMO_SECONDS (5) while the same memwatch serves the
+# live page on 127.0.0.1:DEMO_PORT (9464), then 5 rows of the CSV feed,
+# then stop both.
 set -e
+port=${DEMO_PORT:-9464}
+seconds=${DEMO_SECONDS:-5}
 build/demo &
 demo=$!
 trap 'kill $demo 2>/dev/null' EXIT INT TERM
 sleep 0.5
-echo "memwatch: the table view of the demo program (pid $demo), 5 seconds" >&2
-build/memwatch --pid "$demo" --interval 1 --count 5 --format table \
+echo "memwatch: the table view of the demo program (pid $demo), $seconds seconds" >&2
+echo "memwatch: meanwhile the live page is at http://127.0.0.1:$port/ (DEMO_SECONDS=120 make demo gives you longer)" >&2
+build/memwatch --pid "$demo" --interval 1 --count "$seconds" --format table \
+	--listen "127.0.0.1:$port" \
 	--struct cache --insert cache_insert --remove cache_remove --delta ret
 echo "memwatch: the same as a CSV feed, 5 rows" >&2
 build/memwatch --pid "$demo" --interval 1 --count 5 \

@@ -28,7 +28,7 @@ enum {
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
 	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS, OPT_PPROF,
 	OPT_USER, OPT_EXE, OPT_COMM, OPT_CGROUP, OPT_MAX_TARGETS, OPT_MAX_OVERHEAD,
-	OPT_WEB_CONFIG,
+	OPT_WEB_CONFIG, OPT_HISTORY,
 };
 
 static const struct option long_opts[] = {
@@ -61,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "cgroup",		required_argument, NULL, OPT_CGROUP },
 	{ "max-targets",	required_argument, NULL, OPT_MAX_TARGETS },
 	{ "max-overhead",	required_argument, NULL, OPT_MAX_OVERHEAD },
+	{ "history",		required_argument, NULL, OPT_HISTORY },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
 	{ 0 },
@@ -89,7 +90,10 @@ static const char usage_text[] =
 "  -f, --format FORMAT       csv (default), openmetrics (one exposition per\n"
 "                            interval; to a file, replaced atomically), or\n"
 "                            table (a view for people, redrawn each interval)\n"
-"  -l, --listen [ADDR:]PORT  serve /metrics over HTTP (ADDR: 127.0.0.1)\n"
+"  -l, --listen [ADDR:]PORT  serve HTTP (ADDR: 127.0.0.1): a live page at /,\n"
+"                            /metrics, JSON at /api/snapshot and\n"
+"                            /api/history?pid=N\n"
+"      --history N           rows per process the page keeps and draws (%d)\n"
 "      --web-config FILE     TLS and basic auth for --listen, from FILE in\n"
 "                            Prometheus exporter-toolkit's web config format\n"
 "  -c, --config FILE         structures from FILE (see README), with the\n"
@@ -460,6 +464,12 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		return 0;
 	case OPT_CGROUP:
 		return add_cgroup(o, arg);
+	case OPT_HISTORY:
+		if (cli__parse_u64(arg, 1, MW_MAX_HISTORY, &v))
+			return usage_error("--history '%s': from 1 to %d rows per process", arg, MW_MAX_HISTORY);
+		o->history = (uint32_t)v;
+		o->history_given = true;
+		return 0;
 	case OPT_MAX_TARGETS:
 		if (cli__parse_u64(arg, 1, MW_MAX_TARGETS, &v))
 			return usage_error("--max-targets '%s': from 1 to %d processes", arg, MW_MAX_TARGETS);
@@ -474,7 +484,7 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		return config__load(o, arg);
 	case 'h':
 		printf(usage_text, MW_DEFAULT_TARGETS, MW_MAX_TARGETS, MW_DEFAULT_INTERVAL_S,
-		       MW_OVER_BUDGET_INTERVALS, MW_DEFAULT_LIVE_BLOCKS, MW_DEFAULT_TOP,
+		       MW_DEFAULT_HISTORY, MW_OVER_BUDGET_INTERVALS, MW_DEFAULT_LIVE_BLOCKS, MW_DEFAULT_TOP,
 		       MW_DEFAULT_LEAK_INTERVALS);
 		return 1;
 	case 'V':
@@ -606,6 +616,7 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	o->top = MW_DEFAULT_TOP;
 	o->leak_intervals = MW_DEFAULT_LEAK_INTERVALS;
 	o->max_targets = MW_DEFAULT_TARGETS;
+	o->history = MW_DEFAULT_HISTORY;
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
 	dash = command_start(argc, argv);
@@ -629,6 +640,8 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 		return usage_error("--user runs a command as USER: memwatch --user USER [options] -- CMD [ARGS...]");
 	if (o->command && !o->output && !o->listen)
 		return usage_error("in launch mode the program keeps stdout: write the feed with -o PATH or serve it with --listen");
+	if (o->history_given && !o->listen)
+		return usage_error("--history keeps rows for the page that --listen serves: give --listen too");
 	if (o->npids == 0 && !o->command && !cli__follows(o))
 		return usage_error("--pid PID is required, or a command to run: memwatch [options] -- CMD [ARGS...], or --exe, --comm or --cgroup to follow");
 	return check_structs(o);

@@ -28,6 +28,8 @@
 #define MW_COMM_LEN		15	/* the kernel's comm, without its NUL */
 #define MW_MAX_OVERHEAD_PERCENT	100.0	/* --max-overhead, of one CPU */
 #define MW_OVER_BUDGET_INTERVALS 3	/* in a row over it before acting */
+#define MW_DEFAULT_HISTORY	3600	/* rows per target the page draws */
+#define MW_MAX_HISTORY		1000000
 
 enum mw_format { MW_FORMAT_CSV, MW_FORMAT_OPENMETRICS, MW_FORMAT_TABLE };
 
@@ -82,6 +84,8 @@ struct mw_options {
 	char **kept;			/* config file values, owned (cli__keep) */
 	size_t nkept;
 	const char *user;		/* --user: run the command as USER */
+	uint32_t history;		/* --history N: rows kept per target */
+	bool history_given;
 };
 
 /*

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "allocator.h"
+#include "api.h"
 #include "attach.h"
 #include "calibrate.h"
 #include "cli.h"
@@ -30,6 +31,7 @@
 #include "launch.h"
 #include "loader.h"
 #include "follow.h"
+#include "history.h"
 #include <sys/resource.h>
 #include "log.h"
 #include "memwatch.skel.h"
@@ -67,6 +69,8 @@ struct mw_session {
 	struct mw_feed feed;
 	struct mw_http *http;
 	struct mw_webconfig *web;	/* --web-config, loaded before anything */
+	struct mw_hist *hist;		/* with --listen: the rows the page draws */
+	struct mw_api *api;
 	int sigfd;
 	uint64_t rows;			/* intervals written */
 	double started;			/* monotonic seconds at attach */
@@ -195,6 +199,8 @@ static void drop_target(struct mw_session *s, struct mw_watched *w)
 	glibcview__close(w->glibc);
 	w->glibc = NULL;
 	forget_seen(w);
+	if (s->hist)
+		history__drop(s->hist, (int)w->target.slot);
 	w->in_use = w->sampled = false;
 }
 
@@ -964,6 +970,21 @@ static int publish(struct mw_session *s, const struct mw_snapshot *const *all, i
 	free(body[1]);
 	if (err)
 		mw_err("cannot render the metrics: %s", strerror(-err));
+	else if ((err = api__publish(s->api, all, n)))
+		mw_err("cannot write the JSON for /api/: %s", strerror(-err));
+	return err ? -1 : 0;
+}
+
+/* @w's new row, kept for the page (the CSV feed's row, as numbers). */
+static int keep_row(struct mw_session *s, struct mw_watched *w)
+{
+	struct mw_row row;
+	int err;
+
+	row__fill(&s->layout, &w->last, &row);
+	err = history__add(s->hist, (int)w->target.slot, w->target.pid, &row);
+	if (err)
+		mw_err("cannot keep the history: %s", strerror(-err));
 	return err ? -1 : 0;
 }
 
@@ -1027,7 +1048,7 @@ static int sample_watched(struct mw_session *s, struct mw_watched *w)
 		w->exec_seen = true;
 	warn_inexact(w);
 	warn_silent(s, w);
-	return 0;
+	return s->hist ? keep_row(s, w) : 0;
 }
 
 /* Writes the feed and the HTTP exposition: rows for the @nfresh just
@@ -1443,6 +1464,8 @@ static void cleanup(struct mw_session *s)
 	follow__free(&s->follow);
 	http__stop(s->http);
 	webconfig__free(s->web);
+	api__free(s->api);
+	history__free(s->hist);
 	feed__close(&s->feed);
 	cli__free(&s->opts);
 	if (s->sigfd >= 0)
@@ -1471,6 +1494,23 @@ static void raise_nofile(struct mw_session *s)
 	setrlimit(RLIMIT_NOFILE, &r);
 }
 
+/* The page's history and JSON API, served from now on. 0 or -1. */
+static int start_api(struct mw_session *s)
+{
+	struct mw_json_meta meta = { .interval_s = s->opts.interval_s,
+				     .history = s->opts.history };
+
+	s->hist = history__new(&s->layout, s->opts.history, MW_HISTORY_TOTAL_BYTES,
+			       (int)s->opts.max_targets);
+	s->api = s->hist ? api__new(&s->layout, &meta, s->hist) : NULL;
+	if (!s->api) {
+		mw_err("out of memory");
+		return -1;
+	}
+	http__set_api(s->http, s->api);
+	return 0;
+}
+
 /* Steps 2 and 3 of main: probes in, privileges down, then the exporter
  * and the header. 0, or -1 after a message. */
 static int start(struct mw_session *s)
@@ -1490,7 +1530,7 @@ static int start(struct mw_session *s)
 	 * everything is ready */
 	if (privs__drop(s->opts.listen != NULL))
 		return -1;
-	if (s->opts.listen && http__start(&s->http, s->opts.listen, s->web))
+	if (s->opts.listen && (http__start(&s->http, s->opts.listen, s->web) || start_api(s)))
 		return -1;
 	if (s->http && s->layout.sites && enable_profiles(s))
 		return -1;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_http.c - libFuzzer harness for the /metrics and /debug/pprof
- * endpoints (their ?pid= and ?struct= queries included). One server
+ * fuzz_http.c - libFuzzer harness for the /metrics, /debug/pprof, / and
+ * /api/ endpoints (their ?pid= and ?struct= queries included). One server
  * (http__start on a free loopback port) runs for the whole session; each
  * input is sent as the raw bytes of one client connection, and the reply
  * read to EOF (2 s at most). The input is also parsed as a --listen spec,
- * alone and through the command line ("memwatch -p 1 -l SPEC").
+ * alone and through the command line ("memwatch -p 1 -l SPEC"), and as
+ * the ?pid= of /api/history, straight to the API (api__answer).
  * Host names in specs are not resolved: getaddrinfo is wrapped (link with
  * -Wl,--wrap=getaddrinfo) to numeric hosts only, so fuzzing sends no DNS
  * queries and stays fast and repeatable.
@@ -22,7 +23,9 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "api.h"
 #include "cli.h"
+#include "history.h"
 #include "http.h"
 
 #define REPLY_TIMEOUT_MS 2000
@@ -30,6 +33,38 @@
 
 static struct mw_http *server;
 static struct sockaddr_in server_addr;
+static struct mw_api *api;
+
+/* The JSON API of one target, pid 1, with a structure and three rows. */
+static const struct mw_struct_spec api_structs[] = { { .name = "table", .size = 48 } };
+static const struct mw_layout api_layout = {
+	.structs = api_structs, .nstructs = 1, .heap = true, .sites = true, .top = 10,
+};
+
+static void start_api(void)
+{
+	static struct mw_snapshot snap;
+	const struct mw_snapshot *all[1] = { &snap };
+	struct mw_json_meta meta = { .interval_s = 1, .history = 3 };
+	struct mw_hist *hist = history__new(&api_layout, 3, 1 << 20, 2);
+	struct mw_row row;
+
+	api = hist ? api__new(&api_layout, &meta, hist) : NULL;
+	if (!api)
+		abort();
+	snap.pid = 1;
+	snap.nstructs = 1;
+	for (int i = 0; i < 4; i++) {
+		snap.when.tv_sec = 1764700000 + i;
+		snap.s[0].elements = i;
+		row__fill(&api_layout, &snap, &row);
+		if (history__add(hist, 0, 1, &row))
+			abort();
+	}
+	if (api__publish(api, all, 1))
+		abort();
+	http__set_api(server, api);
+}
 
 int __real_getaddrinfo(const char *node, const char *service,
 		       const struct addrinfo *hints, struct addrinfo **res);
@@ -108,6 +143,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		}
 	}
 	http__publish_profiles(server, profs, 4);
+	start_api();
 	/* from here on, mw_err's lines (stdio stderr) go nowhere; fd 2 stays,
 	 * for sanitizer reports and libFuzzer's own output */
 	quiet = fopen("/dev/null", "we");
@@ -195,9 +231,28 @@ static void parse_listen(const uint8_t *data, size_t size)
 	free(spec);
 }
 
+/* The input as the ?pid= of /api/history, as libmicrohttpd hands it over
+ * (up to the first NUL): 400, 404 or a history, never a crash. */
+static void api_query(const uint8_t *data, size_t size)
+{
+	char *arg = strndup((const char *)data, size);
+	struct mw_api_reply r;
+	pid_t pid;
+
+	if (!arg)
+		abort();
+	if (api__answer(api, "/api/history", arg, &r))
+		abort();
+	if (r.status != (api__parse_pid(arg, &pid) ? 400 : pid == 1 ? 200 : 404))
+		abort();	/* the answer disagrees with the parser */
+	free(r.body);
+	free(arg);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	exchange(data, size);
 	parse_listen(data, size);
+	api_query(data, size);
 	return 0;
 }

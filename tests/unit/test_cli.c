@@ -177,6 +177,18 @@ static const struct cli_case cases[] = {
 	  .err = "--web-config protects the HTTP endpoint: give --listen [ADDR:]PORT too" },
 	{ .argv = { "-p", "1", "-l", "9100", "--web-config", "" }, .rc = -1,
 	  .err = "--web-config needs a file" },
+	/* --history: rows the page keeps per process, with --listen only */
+	{ .argv = { "-p", "1", "-l", "9100" }, .n = MW_DEFAULT_HISTORY, .fields = { "history={N}" } },
+	{ .argv = { "-p", "1", "-l", "9100", "--history", "1" }, .fields = { "history=1" } },
+	{ .argv = { "-p", "1", "--history={N}", "-l", "9100" }, .n = MW_MAX_HISTORY,
+	  .fields = { "history={N}" } },
+	{ .argv = { "-p", "1", "-l", "9100", "--history", "0" }, .rc = -1,
+	  .err = "--history '0': from 1 to {N} rows per process", .n = MW_MAX_HISTORY },
+	{ .argv = { "-p", "1", "-l", "9100", "--history", "{N}" }, .n = MW_MAX_HISTORY + 1, .rc = -1,
+	  .err = "--history '{N}'" },
+	{ .argv = { "-p", "1", "-l", "9100", "--history", "1h" }, .rc = -1, .err = "--history '1h'" },
+	{ .argv = { "-p", "1", "--history", "60" }, .rc = -1,
+	  .err = "--history keeps rows for the page that --listen serves: give --listen too" },
 
 	/* --config (its contents: test_config.c) */
 	{ .argv = { "-p", "1", "-c", "/dev/null" }, .fields = { "nstructs=0" } },
@@ -459,6 +471,7 @@ static char *describe(const struct mw_options *o)
 		o->max_targets, o->nexes, o->ncomms, o->ncgroups);
 	fprintf(f, " max_overhead=%.17g", o->max_overhead);
 	fprintf(f, " web_config=%s", o->web_config ? o->web_config : "(null)");
+	fprintf(f, " history=%u", o->history);
 	if (o->npids)
 		fprintf(f, " last_pid=%d", (int)o->pids[o->npids - 1]);
 	if (o->nstructs)

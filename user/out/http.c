@@ -7,9 +7,9 @@
  * again. memwatch binds the socket itself, so a failure says why.
  *
  * GET or HEAD /metrics: OpenMetrics 1.0 when Accept asks for it, else
- * Prometheus text 0.0.4. /: a landing page. Other paths 404, other
- * methods 405. With --web-config, TLS and basic auth (webauth.c) come
- * before all of that.
+ * Prometheus text 0.0.4. /: the live page (page.c), and /api/: its JSON
+ * (api.c). Other paths 404, other methods 405. With --web-config, TLS
+ * and basic auth (webauth.c) come before all of that.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,9 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "api.h"
 #include "expo.h"
 #include "http.h"
 #include "log.h"
+#include "page.h"
 #include "pprof.h"
 #include "webauth.h"
 
@@ -42,15 +44,8 @@ struct mw_http {
 	int nstructs;
 	struct mw_http_profile *prof;	/* the latest, by pid and structure */
 	int nprof;
+	struct mw_api *api;		/* /api/: NULL until set */
 };
-
-static const char landing[] =
-	"<!DOCTYPE html>\n<html><head><title>memwatch</title></head>\n"
-	"<body><h1>memwatch</h1>\n"
-	"<p>An external heap observer. <a href=\"/metrics\">Metrics</a></p>\n"
-	"<p>Heap profiles (pprof): <a href=\"/debug/pprof/heap\">heap</a>, "
-	"<a href=\"/debug/pprof/allocs\">allocs</a></p>\n"
-	"</body></html>\n";
 
 int http__parse_listen(const char *spec, struct sockaddr_storage *addr,
 		       socklen_t *len, char *why, size_t whylen)
@@ -147,19 +142,14 @@ static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c
 	const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
 	const char *st = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "struct");
 	enum MHD_Result ret;
-	long pid = 0;
+	pid_t pid = 0;
 	int sid = -1;
-	char *end;
 
 	if (!h->profiles_on)
 		return text(c, MHD_HTTP_NOT_FOUND,
 			    "memwatch: heap profiles need allocation-site tracking: start memwatch with --top N, --stacks, --folded PATH or --pprof PATH\n");
-	if (q) {
-		errno = 0;
-		pid = strtol(q, &end, 10);
-		if (!*q || *end || errno || pid < 1 || pid > 0x7fffffff)
-			return text(c, MHD_HTTP_BAD_REQUEST, "memwatch: ?pid= takes a process id\n");
-	}
+	if (q && api__parse_pid(q, &pid))
+		return text(c, MHD_HTTP_BAD_REQUEST, "memwatch: ?pid= takes a process id\n");
 	if (st) {
 		if (!*st)
 			return text(c, MHD_HTTP_BAD_REQUEST, "memwatch: ?struct= takes a structure's name\n");
@@ -173,7 +163,7 @@ static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c
 	for (int i = 0; i < h->nprof; i++) {
 		const struct mw_http_profile *p = &h->prof[i];
 
-		if (p->pid != (int)pid || p->sid != sid)
+		if (p->pid != pid || p->sid != sid)
 			continue;
 		ret = respond(c, MHD_HTTP_OK, "application/octet-stream",
 			      (const char *)p->body[kind], p->len[kind], NULL);
@@ -186,15 +176,36 @@ static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c
 	return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "memwatch: no sample yet\n");
 }
 
+/* GET /api/...: api.c's answer, or 503 before the API is set. */
+static enum MHD_Result serve_api(struct mw_http *h, struct MHD_Connection *c, const char *url)
+{
+	const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
+	struct mw_api_reply r;
+	enum MHD_Result ret;
+	struct mw_api *api;
+
+	pthread_mutex_lock(&h->lock);
+	api = h->api;
+	pthread_mutex_unlock(&h->lock);
+	if (!api)
+		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "memwatch: no sample yet\n");
+	if (api__answer(api, url, q, &r))
+		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "memwatch: out of memory\n");
+	ret = respond(c, r.status, r.type, r.body, r.len, NULL);
+	free(r.body);
+	return ret;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
 			      size_t *upload_size, void **state)
 {
-	static const char not_found[] = "not found: try /metrics or /debug/pprof/heap\n";
+	static const char not_found[] = "not found: try /, /metrics or /debug/pprof/heap\n";
 	static const char not_allowed[] = "method not allowed\n";
 	struct mw_http *h = cls;
 	int admit = webauth__admit(h->auth, c);	/* every path, first */
+	struct mw_page_file page;
 
 	if (admit <= 0)
 		return admit ? MHD_NO : MHD_YES;
@@ -207,9 +218,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return serve_profile(cls, c, MW_PPROF_HEAP);
 	if (!strcmp(url, "/debug/pprof/allocs"))
 		return serve_profile(cls, c, MW_PPROF_ALLOCS);
-	if (!strcmp(url, "/"))
-		return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8",
-			       landing, sizeof(landing) - 1, NULL);
+	if (!strncmp(url, "/api/", 5))
+		return serve_api(cls, c, url);
+	if (!page__find(url, &page))
+		return respond(c, MHD_HTTP_OK, page.type, (const char *)page.body, page.len, NULL);
 	return respond(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
 		       sizeof(not_found) - 1, NULL);
 }
@@ -344,6 +356,13 @@ void http__publish_profiles(struct mw_http *h, struct mw_http_profile *v, int n)
 	h->nprof = n;
 	pthread_mutex_unlock(&h->lock);
 	free_profiles(old, nold);
+}
+
+void http__set_api(struct mw_http *h, struct mw_api *api)
+{
+	pthread_mutex_lock(&h->lock);
+	h->api = api;
+	pthread_mutex_unlock(&h->lock);
 }
 
 void http__stop(struct mw_http *h)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * http.h - the /metrics and /debug/pprof endpoints (-l [ADDR:]PORT), served by libmicrohttpd
+ * http.h - the /metrics, /debug/pprof, / and /api/ endpoints (-l [ADDR:]PORT), served by libmicrohttpd
  * from its own event thread: sampling never waits for a client, and a slow
  * client never delays another. The main loop publishes each interval's
  * exposition; requests are answered from the latest one.
@@ -42,6 +42,10 @@ int http__enable_profiles(struct mw_http *h, const char *const *names, int n);
 /* Replaces the profiles served by @n of @v, whose buffers the server
  * takes over (and @v itself, malloc'd). */
 void http__publish_profiles(struct mw_http *h, struct mw_http_profile *v, int n);
+struct mw_api;
+/* Serves / (the live page) with /api/ answered by @api, which the caller
+ * keeps until http__stop. */
+void http__set_api(struct mw_http *h, struct mw_api *api);
 void http__stop(struct mw_http *h);
 
 #endif

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_page.c - the live page and its JSON, against struct_script (a hash
+ * table and an index list with their own tally): Debian's chromium loads
+ * the page headless, and after its scripts ran the DOM holds the heap's
+ * chart, each structure's, and the element counts the target reports; a
+ * screenshot is a PNG of the window's size. Python's json module reads
+ * /api/snapshot and /api/history (json_matches_csv.py), which must equal
+ * the CSV rows of the same intervals; bad queries get 400 and 404.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+#include "session.h"
+
+#define CHROMIUM	"/usr/bin/chromium"
+#define CHROMIUM_FLAGS	"--headless --no-sandbox --disable-gpu --hide-scrollbars " \
+			"--virtual-time-budget=5000"
+#define CHECKER		"python3 tests/integration/json_matches_csv.py"
+
+static const char *const script[] = { TARGET("struct_script"), "100", NULL };
+static char page[1 << 22];	/* a DOM with dygraphs' canvases and labels */
+
+struct run {
+	struct session s;
+	int port;
+	char dir[64], feed[128];
+};
+
+/* memwatch -l PORT -o FEED -i @interval --history @history on
+ * struct_script with its two structures; waits for the feed's first row
+ * (the header alone is written once every probe is in). */
+static void start(struct run *r, const char *interval, const char *history)
+{
+	char port[16], header[4096], last[4096];
+
+	snprintf(r->dir, sizeof(r->dir), "/tmp/memwatch-page-XXXXXX");
+	cr_assert(mkdtemp(r->dir), "temp dir");
+	snprintf(r->feed, sizeof(r->feed), "%s/feed.csv", r->dir);
+	r->port = free_port();
+	snprintf(port, sizeof(port), "%d", r->port);
+	const char *extra[] = { "-l", port, "-o", r->feed, "-i", interval, "--history", history,
+				"--struct", "table", "--insert", "table_insert", "--delta", "ret",
+				"--remove", "table_remove", "--delta", "ret",
+				"--struct", "index", "--insert", "index_add", "--insert",
+				"index_add_batch", "--delta", "arg2", "--remove", "index_del", NULL };
+	session_spawn(&r->s, script, extra, false);
+	cr_assert_geq(file_wait_rows(r->feed, 1, 20000, header, sizeof(header), last, sizeof(last)), 1,
+		      "memwatch writes the feed; stderr: %s", proc_stderr(&r->s.mw));
+}
+
+static void stop(struct run *r)
+{
+	char cmd[128];
+
+	session_stop(&r->s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", r->dir);
+	cr_expect_eq(system(cmd), 0, "clean up");
+}
+
+/* Runs the target's script; waits until the feed shows its table count
+ * (the target is idle from then on). Returns the target's reply. */
+static const char *run_script(struct run *r)
+{
+	static char reply[512];
+	char header[4096], last[4096];
+	long long want;
+	double end;
+
+	snprintf(reply, sizeof(reply), "%s", session_command(&r->s, "run\n"));
+	want = reply_int(reply, "table_elements");
+	for (end = now_s() + 10; now_s() < end; usleep(50000))
+		if (file_rows(r->feed, header, sizeof(header), last, sizeof(last)) > 0 &&
+		    csv_int(header, last, "table_elements") == want)
+			return reply;
+	cr_assert_fail("the feed never showed table_elements=%lld; stderr: %s", want,
+		       proc_stderr(&r->s.mw));
+	return NULL;
+}
+
+/* GET @path into @file; returns the status. */
+static int fetch(struct run *r, const char *path, const char *file)
+{
+	char cmd[512], out[64];
+
+	snprintf(cmd, sizeof(cmd), "curl -s -o %s -w '%%{http_code}' 'http://127.0.0.1:%d%s'",
+		 file, r->port, path);
+	run_capture(cmd, out, sizeof(out));
+	return atoi(out);
+}
+
+/* The text of the element with id @id in the DOM, or "" if absent. */
+static const char *element_text(const char *dom, const char *id)
+{
+	static char text[128];
+	char key[128];
+	const char *p;
+
+	snprintf(key, sizeof(key), "id=\"%s\"", id);
+	text[0] = '\0';
+	p = strstr(dom, key);
+	if (p && (p = strchr(p, '>')))
+		sscanf(p + 1, "%127[^<]", text);
+	return text;
+}
+
+/* Whether the chart div @id holds a canvas that dygraphs drew, before
+ * the next chart starts. */
+static bool chart_drawn(const char *dom, const char *id)
+{
+	char key[128];
+	const char *p, *canvas, *next;
+
+	snprintf(key, sizeof(key), "id=\"%s\"", id);
+	p = strstr(dom, key);
+	if (!p)
+		return false;
+	canvas = strstr(p, "<canvas");
+	next = strstr(p + 1, "id=\"chart-");
+	return canvas && (!next || canvas < next);
+}
+
+static void expect_chromium(void)
+{
+	cr_assert_eq(access(CHROMIUM, X_OK), 0,
+		     CHROMIUM " is missing: `make deps` installs it (Debian's chromium)");
+}
+
+Test(page, in_chromium__charts_and_the_targets_counts, .timeout = 120)
+{
+	char cmd[512], header[4096], last[4096], url[64];
+	long long table, index;
+	const char *reply;
+	struct run r;
+	int rows;
+
+	expect_chromium();
+	start(&r, "0.2", "3600");
+	reply = run_script(&r);
+	table = reply_int(reply, "table_elements");
+	index = reply_int(reply, "index_elements");
+	rows = file_rows(r.feed, header, sizeof(header), last, sizeof(last));
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", r.port);
+	snprintf(cmd, sizeof(cmd), CHROMIUM " " CHROMIUM_FLAGS " --dump-dom %s 2>/dev/null", url);
+	cr_assert_eq(run_capture(cmd, page, sizeof(page)), 0, "chromium --dump-dom %s", url);
+
+	cr_expect(chart_drawn(page, "chart-heap"), "the heap's chart is drawn (a canvas in #chart-heap)");
+	cr_expect(chart_drawn(page, "chart-struct-table"), "table's chart is drawn");
+	cr_expect(chart_drawn(page, "chart-struct-index"), "index's chart is drawn");
+	cr_expect_eq(atoll(element_text(page, "now-table_elements")), table,
+		     "the page shows table's %lld elements, as the target counts them (page: '%s')",
+		     table, element_text(page, "now-table_elements"));
+	cr_expect_eq(atoll(element_text(page, "now-index_elements")), index,
+		     "and index's %lld (page: '%s')", index, element_text(page, "now-index_elements"));
+	cr_expect_str_neq(element_text(page, "now-table_elements"), "",
+			  "the count is in the DOM as a number");
+	cr_expect_geq(atoi(element_text(page, "status")), rows,
+		      "the page drew the whole history on load: %d rows were written before it opened (status: %s)",
+		      rows, element_text(page, "status"));
+	cr_expect(strstr(page, "id=\"lost\" class=\"warning\" hidden"),
+		  "no lost_* counter is non-zero: the warning stays hidden");
+	stop(&r);
+}
+
+/* A PNG's IHDR: width and height, big-endian, after the 8-byte signature
+ * and the chunk's length and type. */
+static void png_size(const char *path, unsigned *w, unsigned *h)
+{
+	static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	unsigned char head[24];
+	FILE *f = fopen(path, "rb");
+
+	cr_assert(f, "chromium wrote %s", path);
+	cr_assert_eq(fread(head, 1, sizeof(head), f), sizeof(head), "%s has a PNG header", path);
+	fclose(f);
+	cr_assert(!memcmp(head, sig, sizeof(sig)), "%s starts with the PNG signature", path);
+	cr_assert(!memcmp(head + 12, "IHDR", 4), "its first chunk is IHDR");
+	*w = (unsigned)head[16] << 24 | (unsigned)head[17] << 16 | (unsigned)head[18] << 8 | head[19];
+	*h = (unsigned)head[20] << 24 | (unsigned)head[21] << 16 | (unsigned)head[22] << 8 | head[23];
+}
+
+Test(page, screenshot__a_png_of_the_window_size, .timeout = 120)
+{
+	char cmd[512], png[160];
+	unsigned w, h;
+	struct stat st;
+	struct run r;
+
+	expect_chromium();
+	start(&r, "0.2", "3600");
+	run_script(&r);
+	snprintf(png, sizeof(png), "%s/page.png", r.dir);
+	snprintf(cmd, sizeof(cmd), CHROMIUM " " CHROMIUM_FLAGS " --window-size=1100,900 "
+		 "--screenshot=%s http://127.0.0.1:%d/ >/dev/null 2>&1", png, r.port);
+	cr_assert_eq(system(cmd), 0, "chromium --screenshot");
+	cr_assert_eq(stat(png, &st), 0, "the screenshot exists");
+	cr_expect_gt(st.st_size, 10000, "and holds a picture (%lld bytes)", (long long)st.st_size);
+	png_size(png, &w, &h);
+	cr_expect_eq(w, 1100, "as wide as the window (%u)", w);
+	cr_expect_eq(h, 900, "as high as the window (%u)", h);
+	stop(&r);
+}
+
+Test(page, api_snapshot__equals_the_csv_row_of_its_interval, .timeout = 60)
+{
+	char json[160], copy[160], cmd[512], out[4096];
+	const char *reply;
+	struct run r;
+
+	start(&r, "0.2", "3600");
+	reply = run_script(&r);
+	snprintf(json, sizeof(json), "%s/snapshot.json", r.dir);
+	snprintf(copy, sizeof(copy), "%s/feed-copy.csv", r.dir);
+	cr_assert_eq(fetch(&r, "/api/snapshot", json), 200, "GET /api/snapshot");
+	/* its row was written before it was published: the feed has it */
+	snprintf(cmd, sizeof(cmd), "cp %s %s", r.feed, copy);
+	cr_assert_eq(system(cmd), 0, "copy the feed");
+	snprintf(cmd, sizeof(cmd), CHECKER " snapshot %s %s", json, copy);
+	cr_expect_eq(run_capture(cmd, out, sizeof(out)), 0, "the snapshot is the CSV row: %s", out);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))[\"targets\"][0];"
+		 " print(t[\"table_elements\"], t[\"index_elements\"])' %s", json);
+	cr_assert_eq(run_capture(cmd, out, sizeof(out)), 0, "python reads the figures: %s", out);
+	snprintf(cmd, sizeof(cmd), "%lld %lld\n", reply_int(reply, "table_elements"),
+		 reply_int(reply, "index_elements"));
+	cr_expect_str_eq(out, cmd, "and they are the target's own counts (%s)", reply);
+	stop(&r);
+}
+
+/* Waits for a fresh row in the feed, then, well inside the interval,
+ * fetches the history and copies the feed: both hold the same rows when
+ * the feed has as many before and after. The number of rows. */
+static int history_with_feed(struct run *r, const char *json, const char *copy)
+{
+	char header[4096], last[4096], path[64], cmd[512];
+	double end = now_s() + 20;
+
+	snprintf(path, sizeof(path), "/api/history?pid=%s", r->s.pid);
+	for (int tries = 0; tries < 20; tries++) {
+		int before = file_rows(r->feed, header, sizeof(header), last, sizeof(last)), after;
+
+		while (file_rows(r->feed, header, sizeof(header), last, sizeof(last)) == before)
+			cr_assert(now_s() < end && !usleep(5000), "memwatch writes rows; stderr: %s",
+				  proc_stderr(&r->s.mw));
+		before++;
+		usleep(30000);
+		cr_assert_eq(fetch(r, path, json), 200, "GET %s", path);
+		snprintf(cmd, sizeof(cmd), "cp %s %s", r->feed, copy);
+		cr_assert_eq(system(cmd), 0, "copy the feed");
+		after = file_rows(copy, header, sizeof(header), last, sizeof(last));
+		if (after == before)
+			return after;
+	}
+	cr_assert_fail("the feed kept changing under the request");
+	return -1;
+}
+
+Test(page, api_history__rows_so_far_then_the_last_n, .timeout = 60)
+{
+	char json[160], copy[160], cmd[512], out[4096];
+	int rows;
+	struct run r;
+
+	start(&r, "0.25", "8");
+	snprintf(json, sizeof(json), "%s/history.json", r.dir);
+	snprintf(copy, sizeof(copy), "%s/feed-copy.csv", r.dir);
+	rows = history_with_feed(&r, json, copy);
+	cr_assert_lt(rows, 8, "checked early, with %d rows", rows);
+	snprintf(cmd, sizeof(cmd), CHECKER " history %s %s %d", json, copy, rows);
+	cr_expect_eq(run_capture(cmd, out, sizeof(out)), 0,
+		     "the history is every row so far (%d), oldest first: %s", rows, out);
+	session_command(&r.s, "run\n");		/* the figures move */
+	while ((rows = history_with_feed(&r, json, copy)) < 12)
+		;
+	snprintf(cmd, sizeof(cmd), CHECKER " history %s %s 8", json, copy);
+	cr_expect_eq(run_capture(cmd, out, sizeof(out)), 0,
+		     "after %d rows, --history 8 keeps the last 8: %s", rows, out);
+	stop(&r);
+}
+
+Test(page, api_bad_queries__400_and_404_one_line, .timeout = 60)
+{
+	static const char *const malformed[] = {
+		"/api/history", "/api/history?pid=", "/api/history?pid=abc",
+		"/api/history?pid=0", "/api/history?pid=-3", "/api/history?pid=12x",
+		"/api/history?pid=99999999999",
+	};
+	static char response[1 << 16];
+	struct run r;
+	const char *body;
+
+	start(&r, "0.2", "10");
+	for (size_t i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
+		cr_expect_eq(http_request(r.port, "GET", malformed[i], NULL, response, sizeof(response)),
+			     400, "%s answers 400", malformed[i]);
+		body = http_body(response);
+		cr_expect(strlen(body) > 1 && strchr(body, '\n') == body + strlen(body) - 1,
+			  "%s: one line of text: %s", malformed[i], body);
+	}
+	/* pid 1 exists, but memwatch does not watch it */
+	cr_expect_eq(http_request(r.port, "GET", "/api/history?pid=1", NULL, response, sizeof(response)),
+		     404, "a pid not watched answers 404");
+	cr_expect(strstr(response, "Content-Type: text/plain"), "in plain text");
+	cr_expect_str_eq(http_body(response), "memwatch: pid 1 is not watched\n", "one line");
+	cr_expect_eq(http_request(r.port, "GET", "/api/sites", NULL, response, sizeof(response)), 404,
+		     "no sites without site tracking");
+	cr_expect_eq(http_request(r.port, "GET", "/api/nothing", NULL, response, sizeof(response)), 404,
+		     "an unknown API path");
+	stop(&r);
+}
+
+/* "history_rows_kept" of /api/snapshot, or -1. */
+static long long rows_kept(int port)
+{
+	static char response[1 << 18];
+	const char *p;
+
+	if (http_request(port, "GET", "/api/snapshot", NULL, response, sizeof(response)) != 200 ||
+	    !(p = strstr(response, "\"history_rows_kept\":")))
+		return -1;
+	return atoll(p + strlen("\"history_rows_kept\":"));
+}
+
+/* A --pid target that exits leaves the API, and its rows leave the
+ * history (its slot is dropped), while another's stay. */
+Test(page, exited_target__its_history_is_dropped, .timeout = 60)
+{
+	struct proc a, b, mw;
+	char pa[16], pb[16], port[16], path[64];
+	static char response[1 << 16];
+	int p = free_port();
+	double end;
+
+	proc_spawn(&a, script);
+	proc_spawn(&b, script);
+	cr_assert(proc_line(&a, 5000) && proc_line(&b, 5000), "targets ready");
+	snprintf(pa, sizeof(pa), "%d", (int)a.pid);
+	snprintf(pb, sizeof(pb), "%d", (int)b.pid);
+	snprintf(port, sizeof(port), "%d", p);
+	const char *argv[] = { MEMWATCH, "-p", pa, "-p", pb, "-i", "0.05", "-l", port,
+			       "--history", "20", "-o", "/dev/null", NULL };
+	proc_spawn(&mw, argv);
+	for (end = now_s() + 20; now_s() < end && rows_kept(p) != 40; usleep(50000))
+		;
+	cr_assert_eq(rows_kept(p), 40, "both targets' 20 rows are kept; stderr: %s", proc_stderr(&mw));
+	proc_send(&a, "quit\n");
+	proc_wait(&a, 5000);
+	snprintf(path, sizeof(path), "/api/history?pid=%s", pa);
+	for (end = now_s() + 10; now_s() < end; usleep(50000))
+		if (http_request(p, "GET", path, NULL, response, sizeof(response)) == 404)
+			break;
+	cr_expect_eq(http_request(p, "GET", path, NULL, response, sizeof(response)), 404,
+		     "the exited pid leaves the API");
+	cr_expect_eq(rows_kept(p), 20, "and its rows the history: the other's 20 stay");
+	snprintf(path, sizeof(path), "/api/history?pid=%s", pb);
+	cr_expect_eq(http_request(p, "GET", path, NULL, response, sizeof(response)), 200,
+		     "the other is still served");
+	proc_kill(&mw, SIGTERM);
+	proc_wait(&mw, 5000);
+	proc_send(&b, "quit\n");
+	proc_wait(&b, 5000);
+}
