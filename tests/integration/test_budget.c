@@ -49,7 +49,8 @@ static double spin_ns(struct run *r, int ms)
 	return atof(strstr(ask(r, cmd), "ns=") + 3);
 }
 
-/* The target, its untraced pair time, then memwatch on it with @extra. */
+/* The target, its untraced pair time, then memwatch on it with @extra
+ * (after the reg structure's options). */
 static void start(struct run *r, const char *const extra[])
 {
 	const char *target[] = { TARGET("budget_target"), NULL };
@@ -209,6 +210,36 @@ Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .
 	field(&r, r.row, "heap_since", v, sizeof(v));
 	cr_expect(strlen(v) == 24 && v[10] == 'T', "heap_since is a timestamp: '%s'", v);
 	cr_expect_eq(col(&r, "lost_unpaired"), 0, "nothing lost on the way");
+	stop(&r);
+}
+
+/* --no-heap: the structures' probes alone over the budget; the costliest
+ * goes, named, its columns empty; the other keeps counting exactly. */
+Test(budget, structures_over_budget__costliest_detached_others_exact, .timeout = 90)
+{
+	const char *extra[] = { "--struct", "side", "--insert", "side_add", "--no-heap",
+				"--max-overhead", "5", NULL };
+	struct run r;
+	double t0;
+	char v[64], *line;
+
+	start(&r, extra);
+	ask(&r, "side 7\n");
+	for (t0 = now_s(); now_s() - t0 < 30 &&
+	     !strstr(proc_stderr(&r.mw), "structure reg's probes"); )
+		ask(&r, "add 20000\n");
+	cr_assert(strstr(proc_stderr(&r.mw), "structure reg's probes") &&
+		  strstr(proc_stderr(&r.mw), "its probes are detached"),
+		  "says which structure went: %s", proc_stderr(&r.mw));
+	line = ask(&r, "side 5\n");
+	cr_assert_eq(reply_int(line, "elements"), 12, "the target's own tally");
+	settle(&r);
+	field(&r, r.row, "reg_elements", v, sizeof(v));
+	cr_expect_str_eq(v, "", "the detached structure's count is empty, not stale");
+	field(&r, r.row, "reg_insert_calls", v, sizeof(v));
+	cr_expect_str_eq(v, "", "its calls too");
+	cr_expect_eq(col(&r, "side_elements"), 12, "the other one counts on, exactly");
+	cr_expect_eq(col(&r, "heap_attached"), 0, "no heap probes (--no-heap)");
 	stop(&r);
 }
 

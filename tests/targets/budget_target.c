@@ -7,6 +7,8 @@
  *   add K       K calls of reg_add (the structure's insert; each keeps a
  *               block of 16 to 48 bytes): "reg elements=E batch_bytes=B"
  *               (B: what these K allocated)
+ *   side K      K calls of side_add (another structure's insert, which
+ *               allocates nothing): "side elements=E"
  *   keep K      K blocks of 48 bytes, kept live: "kept blocks=K bytes=B"
  *   trickle K MS  K blocks of 64 bytes, kept, one every MS/K ms:
  *               "trickled blocks=K bytes=B"
@@ -25,6 +27,7 @@ struct elem {
 
 static struct elem *reg;
 static long long reg_elements;
+static long long side_elements;
 static void *kept[100000];
 static int nkept;
 
@@ -40,6 +43,13 @@ __attribute__((noinline)) size_t reg_add(size_t i)
 	reg = e;
 	reg_elements++;
 	return size;
+}
+
+/* Another structure's insert, called rarely. */
+__attribute__((noinline)) void side_add(void)
+{
+	__asm__ volatile("" ::: "memory");
+	side_elements++;
 }
 
 static double now_ns(void)
@@ -100,6 +110,10 @@ int main(void)
 			for (long i = 0; i < a; i++)
 				bytes += (long long)reg_add((size_t)i);
 			say("reg elements=%lld batch_bytes=%lld\n", reg_elements, bytes);
+		} else if (sscanf(line, "side %ld", &a) == 1) {
+			for (long i = 0; i < a; i++)
+				side_add();
+			say("side elements=%lld\n", side_elements);
 		} else if (sscanf(line, "keep %ld", &a) == 1) {
 			keep(a, 48, 0);
 		} else if (sscanf(line, "trickle %ld %ld", &a, &b) == 2 && a > 0) {
