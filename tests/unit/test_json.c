@@ -317,6 +317,29 @@ Test(json, sites__top_sites_suspects_and_growers)
 	free(text);
 }
 
+/* --max-overhead detached the heap: its sites are stale, none listed;
+ * the structures' growers go on. */
+Test(json, sites__heap_detached__no_sites_growers_kept)
+{
+	struct mw_layout l = layout_of(true);
+	struct mw_snapshot s;
+	const struct mw_snapshot *all[1] = { &s };
+	struct json_object *doc, *t;
+	char *text;
+	size_t len;
+
+	snapshot(&s, 4242, 0, true);
+	s.heap_attached = false;
+	cr_assert_eq(json__sites(&l, all, 1, &text, &len), 0);
+	doc = parse(text, len);
+	t = json_object_array_get_idx(member(doc, "targets"), 0);
+	cr_expect_eq(json_object_array_length(member(t, "sites")), 0, "no stale site");
+	cr_expect_eq(json_object_array_length(member(t, "leak_suspects")), 0, "no stale suspect");
+	cr_expect_gt(json_object_array_length(member(t, "grown_by")), 0, "the growers stay");
+	json_object_put(doc);
+	free(text);
+}
+
 /* ------------------------------------------------------------ answers */
 
 static char *answer(struct mw_api *a, const char *path, const char *pid, unsigned status)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "fields.h"
 #include "json.h"
 #include "timestamp.h"
 
@@ -279,11 +280,14 @@ static struct json_object *sites_of(const struct mw_layout *l, const struct mw_s
 	struct json_object *o = json_object_new_object();
 	char ts[48];
 
+	/* a detached heap's sites are stale: none listed; its growers go on */
+	const struct mw_sites *heap_sites = fields__heap(l, s) ? s->sites : NULL;
+
 	timestamp__rfc3339(&s->when, ts, sizeof(ts));
 	if (o && add(o, "pid", json_object_new_int(s->pid)) &&
 	    add(o, "timestamp", json_object_new_string(ts)) &&
-	    add(o, "sites", site_list(s->sites, l->top, false)) &&
-	    add(o, "leak_suspects", site_list(s->sites, l->top, true)) &&
+	    add(o, "sites", site_list(heap_sites, l->top, false)) &&
+	    add(o, "leak_suspects", site_list(heap_sites, l->top, true)) &&
 	    add(o, "grown_by", grown_by(l, s->sites)))
 		return o;
 	json_object_put(o);
