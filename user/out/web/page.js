@@ -157,13 +157,16 @@
 			lines.push([name + ' elements', name + '_elements', false],
 				   [name + ' bytes', name + '_bytes', true]);
 		body.replaceChildren();
+		lines.push(['probes (est. % of a CPU)', 'overhead_percent', false]);
 		for (const [what, col, isBytes] of lines) {
 			const tr = body.insertRow();
 			const v = r ? r[col] : null;
 
 			cell(tr, what, 'what');
 			cell(tr, v === null || v === undefined ? '–' : String(v), 'num').id = 'now-' + col;
-			cell(tr, isBytes && typeof v === 'number' ? human(v) : '');
+			cell(tr, isBytes && typeof v === 'number' ? human(v) :
+				 col === 'overhead_percent' && r && r.heap_attached === 0 && state.meta.heap ?
+				 'heap probes detached (--max-overhead)' : '');
 		}
 	}
 
