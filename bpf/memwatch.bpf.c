@@ -617,10 +617,12 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 		    bpf_ktime_get_ns() - t->call.start_ns < MW_STALE_NS)
 			return MW_NO_RETURN;	/* nested inside an outer call */
 		/* a call opened before the slot's figures were reset (its
-		 * probes detached mid-call, at execve) is not this attach's */
-		if (t->call.gen == generation(slot))
+		 * probes detached mid-call, at execve, SIGUSR1) is not this
+		 * attach's: neither lost nor its realloc's block put back */
+		if (t->call.gen == generation(slot)) {
 			count(slot, MW_C_LOST_UNPAIRED, 1);
-		restore_stash(t);
+			restore_stash(t);
+		}
 		t->call.sp = 0;
 	}
 	if (have_structs && t->nscopes)
@@ -756,6 +758,8 @@ static __always_inline int alloc_exit(struct pt_regs *ctx)
 		return 0;	/* not the outermost call's return */
 	c = t->call;
 	t->call.sp = 0;
+	if (c.gen != generation(c.slot))
+		return 0;	/* opened before the slot's figures were reset */
 
 	switch (c.op) {
 	case MW_OP_FREE:

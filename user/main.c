@@ -453,7 +453,7 @@ static void count_stepped(struct mw_watched *w, const struct mw_probe_table *tab
 	for (size_t i = 0; i < tab->n; i++) {
 		const struct mw_probe *p = &tab->v[i];
 
-		if (!p->at.stepped || p->at.why == MW_STEP_ASKED)
+		if (!p->at.stepped)
 			continue;
 		if (p->prog == MW_PROG_ALLOC || p->prog == MW_PROG_ALLOC_SESSION)
 			w->heap_stepped++;
@@ -938,6 +938,9 @@ static int write_profiles(struct mw_session *s, const struct mw_snapshot *const 
 	    (err = atomicfile__replace(s->opts.pprof, (const char *)v[0].body[MW_PPROF_HEAP],
 				       v[0].len[MW_PPROF_HEAP])))
 		mw_err("cannot write %s: %s", s->opts.pprof, strerror(-err));
+	/* no target has its heap probes (--max-overhead): no stale profile */
+	if (!err && !np && s->opts.pprof && unlink(s->opts.pprof) && errno != ENOENT)
+		mw_err("cannot remove the stale %s: %s", s->opts.pprof, strerror(errno));
 	if (!err && s->http) {
 		http__publish_profiles(s->http, v, np);	/* taken over */
 		return 0;
@@ -1135,6 +1138,10 @@ static void detach_heap(struct mw_session *s, struct mw_watched *w)
 {
 	attach__close(&w->links, MW_LINK_HEAP);
 	w->heap_detached = true;
+	/* nobody reads its blocks and sites now: room for the others' */
+	if (sampler__forget_heap(&s->sampler, &w->target))
+		mw_err("pid %d: cannot forget its live blocks; they hold room in the tables until it exits",
+		       (int)w->target.pid);
 	w->stepped -= w->heap_stepped <= w->stepped ? w->heap_stepped : w->stepped;
 	w->heap_stepped = 0;
 	mw_err("pid %d: the allocator's probes cost it ~%.2f%% of a CPU for %d intervals in a row, over --max-overhead %g%%: detached; its structures' counts and glibc's view go on, its heap figures stop (SIGUSR1 re-attaches)",
@@ -1212,8 +1219,10 @@ static int reattach_heap(struct mw_session *s, struct mw_watched *w)
 	sampler__base(&w->heap_base, &raw);
 	w->rebased = true;
 	err = attach_probes(s, w, &tab, &objs);
-	if (err)
+	if (err) {
+		attach__close(&w->links, MW_LINK_HEAP);	/* none half in */
 		goto out;
+	}
 	w->heap_detached = false;
 	w->overhead.over = 0;
 	clock_gettime(CLOCK_REALTIME, &w->heap_since);
@@ -1238,8 +1247,16 @@ static int reattach_all(struct mw_session *s)
 		if (!w->in_use || w->target.exited || !w->heap_detached)
 			continue;
 		n++;
-		if (reattach_heap(s, w))
-			return -1;
+		if (!w->attached) {
+			/* a new image, probed once its loader is done: with them */
+			w->heap_detached = false;
+			mw_err("pid %d: the allocator's probes go back with its new image (SIGUSR1)",
+			       (int)w->target.pid);
+			continue;
+		}
+		/* one target that cannot be probed again ends nothing */
+		if (reattach_heap(s, w) && !w->target.exited)
+			mw_err("pid %d: its allocator probes stay detached", (int)w->target.pid);
 	}
 	if (!n)
 		mw_err("SIGUSR1: no process has its allocator probes detached");
@@ -1477,7 +1494,8 @@ static void cleanup(struct mw_session *s)
  * launched program was forked before, with the limit it had). */
 static void raise_nofile(struct mw_session *s)
 {
-	rlim_t want = (rlim_t)s->opts.max_targets * 24 + 256;
+	/* and each structure its own links (entry, return probes, returns) */
+	rlim_t want = (rlim_t)s->opts.max_targets * (24 + 4 * (rlim_t)s->opts.nstructs) + 256;
 	struct rlimit r;
 
 	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= want)

@@ -167,3 +167,21 @@ Test(overhead, judge__over_with_nothing_left__nothing_to_do)
 	}
 	cr_assert_eq(a, MW_BUDGET_NONE, "heap and the one structure detached already");
 }
+
+/* With the heap gone, what cannot be detached (the loader's hook, the
+ * unwinder's) does not cost the structures their probes. */
+Test(overhead, judge__heap_gone_structures_under__nothing_detached)
+{
+	struct mw_overhead o = started(1);
+	int sid = -1;
+	enum mw_budget_act a = MW_BUDGET_NONE;
+
+	o.last.nstructs = 1;
+	for (int i = 0; i < 2 * MW_OVER_BUDGET_INTERVALS; i++) {
+		o.percent = 8;
+		o.heap_percent = 6;		/* loader and unwinder hits */
+		o.struct_percent[0] = 2;
+		a = overhead__judge(&o, 5, false, 0, &sid);
+		cr_assert_eq(a, MW_BUDGET_NONE, "the structures alone (2%%) are under 5%%");
+	}
+}

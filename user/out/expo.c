@@ -195,7 +195,7 @@ static void target_samples(FILE *f, const struct family *fam,
 		for (size_t r = 0; r < mw_ncounter_fields; r++) {
 			const struct mw_counter_field *c = &mw_counter_fields[r];
 
-			if (!c->reason)
+			if (!c->reason || (c->heap && !fields__heap(l, s)))
 				continue;
 			snprintf(labels, sizeof(labels), "%s,reason=\"%s\"", id, c->reason);
 			sample(f, fam, labels, (int64_t)s->c[c->counter]);
@@ -243,6 +243,8 @@ static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 			who(snaps[t], id, sizeof(id));
 			if (k == 3) {
 				for (size_t i = 0; i < s->nins && i < (size_t)l->top; i++) {
+					if (snaps[t]->s[s->ins[i].struct_id].detached)
+						continue;	/* its counts stopped */
 					escape(s->ins[i].name, site, sizeof(site));
 					snprintf(labels, sizeof(labels), "%s,struct=\"%s\",site=\"%s\"",
 						 id, l->structs[s->ins[i].struct_id].name, site);

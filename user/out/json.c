@@ -255,14 +255,18 @@ static struct json_object *site_list(const struct mw_sites *st, int top, bool su
 	return a;
 }
 
-static struct json_object *grown_by(const struct mw_layout *l, const struct mw_sites *st)
+static struct json_object *grown_by(const struct mw_layout *l, const struct mw_snapshot *s)
 {
+	const struct mw_sites *st = s->sites;
 	struct json_object *a = json_object_new_array();
 
 	for (size_t i = 0; a && st && i < st->nins && i < (size_t)l->top; i++) {
 		const struct mw_insert_row *r = &st->ins[i];
-		struct json_object *o = json_object_new_object();
+		struct json_object *o;
 
+		if (s->s[r->struct_id].detached)
+			continue;	/* its counts stopped */
+		o = json_object_new_object();
 		if (!o || !add(o, "struct", json_object_new_string(l->structs[r->struct_id].name)) ||
 		    !add(o, "calls", json_object_new_uint64(r->calls)) ||
 		    !add(o, "site", json_object_new_string(r->name ? r->name : "")) ||
@@ -288,7 +292,7 @@ static struct json_object *sites_of(const struct mw_layout *l, const struct mw_s
 	    add(o, "timestamp", json_object_new_string(ts)) &&
 	    add(o, "sites", site_list(heap_sites, l->top, false)) &&
 	    add(o, "leak_suspects", site_list(heap_sites, l->top, true)) &&
-	    add(o, "grown_by", grown_by(l, s->sites)))
+	    add(o, "grown_by", grown_by(l, s)))
 		return o;
 	json_object_put(o);
 	return NULL;

@@ -65,6 +65,15 @@ static void remember(struct mw_table *t, const struct mw_snapshot *s)
 	t->prev_pid[i] = s->pid;
 }
 
+/* @p, if its heap figures count from the same attach as @s's (not
+ * before a detach or SIGUSR1): else no deltas. */
+static const struct mw_snapshot *same_heap(const struct mw_snapshot *s,
+					   const struct mw_snapshot *p)
+{
+	return p && p->heap_attached && p->heap_since.tv_sec == s->heap_since.tv_sec &&
+	       p->heap_since.tv_nsec == s->heap_since.tv_nsec ? p : NULL;
+}
+
 static void heap_lines(FILE *f, const struct mw_snapshot *s, const struct mw_snapshot *p)
 {
 	char live[32], dlive[32], rss[32];
@@ -118,7 +127,7 @@ static void struct_lines(FILE *f, const struct mw_layout *l, const struct mw_sna
 			continue;
 		}
 		table__bytes(x->bytes, b, sizeof(b));
-		delta_bytes(p ? x->bytes - p->s[k].bytes : 0, db, sizeof(db));
+		delta_bytes(same_heap(s, p) ? x->bytes - p->s[k].bytes : 0, db, sizeof(db));
 		fprintf(f, "%-20s %12" PRId64 " %+8" PRId64 " %12s %12s\n", l->structs[k].name,
 			x->elements, p ? x->elements - p->s[k].elements : 0,
 			fields__heap(l, s) ? b : "-", fields__heap(l, s) ? db : "-");
@@ -146,8 +155,10 @@ static void site_lines(FILE *f, const struct mw_layout *l, const struct mw_snaps
 		return;
 	fprintf(f, "\n%-20s %10s  %s\n", "STRUCTURE GROWN BY", "CALLS", "CALL SITE");
 	for (size_t i = 0; i < st->nins && i < (size_t)l->top; i++)
-		fprintf(f, "%-20s %10" PRIu64 "  %s\n", l->structs[st->ins[i].struct_id].name,
-			st->ins[i].calls, st->ins[i].name);
+		if (!s->s[st->ins[i].struct_id].detached)	/* its counts stopped */
+			fprintf(f, "%-20s %10" PRIu64 "  %s\n",
+				l->structs[st->ins[i].struct_id].name, st->ins[i].calls,
+				st->ins[i].name);
 }
 
 int table__write(FILE *f, struct mw_table *t, const struct mw_layout *l,
@@ -164,7 +175,7 @@ int table__write(FILE *f, struct mw_table *t, const struct mw_layout *l,
 		fprintf(f, "%smemwatch  pid %d  %s%s\n", i ? "\n" : "", (int)s->pid, ts,
 			fields__heap(l, s) && s->sites && s->sites->suspects ? "  [leak suspects]" : "");
 		if (fields__heap(l, s))
-			heap_lines(f, s, p);
+			heap_lines(f, s, same_heap(s, p));
 		probe_line(f, l, s);
 		struct_lines(f, l, s, p);
 		site_lines(f, l, s);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "attach.h"
 #include "calibrate.h"
+#include "memwatch.skel.h"
 #include "log.h"
 #include "probes.h"
 
@@ -68,6 +71,7 @@ uintptr_t mw_calib_free(uintptr_t);
 #define MW_CALIB_ROUNDS	5
 #define MW_CALIB_CALLS	400	/* per loop: ~2 ms at 5 us a hit */
 #define MW_CALIB_BLOCKS	0x10000000ul	/* fake blocks, never dereferenced */
+#define MW_CALIB_WAIT_MS 10000	/* for one loop's answer */
 
 enum loop { LOOP_EMULATED, LOOP_STEPPED, LOOP_PAIR, LOOP__COUNT };
 
@@ -156,16 +160,44 @@ static void helper_stop(struct helper *h)
 	waitpid(h->pid, NULL, 0);
 }
 
-/* ns per call of loop @l in the helper; < 0 if it did not answer. */
+/* ns per call of loop @l in the helper; < 0 if it did not answer in
+ * time (stopped, killed). */
 static double ask(const struct helper *h, enum loop l)
 {
 	struct { uint32_t loop, n; } cmd = { l, MW_CALIB_CALLS };
+	struct pollfd pfd = { .fd = h->from, .events = POLLIN };
 	double ns;
 
 	if (write(h->to, &cmd, sizeof(cmd)) != sizeof(cmd) ||
+	    poll(&pfd, 1, MW_CALIB_WAIT_MS) != 1 ||
 	    read(h->from, &ns, sizeof(ns)) != sizeof(ns))
 		return -1;
 	return ns;
+}
+
+/* Whether the probes of slot @slot fired: every loop's, counted by kind
+ * (a cost measured on probes that never ran would be a silent 0). */
+static bool probes_fired(struct memwatch_bpf *skel, uint32_t slot)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct mw_stats *v = ncpus > 0 ? calloc((size_t)ncpus, sizeof(*v)) : NULL;
+	struct mw_struct_stats *sv = ncpus > 0 ? calloc((size_t)ncpus, sizeof(*sv)) : NULL;
+	uint64_t heap = 0, emulated = 0, stepped = 0;
+	uint32_t key = slot * MW_MAX_STRUCTS;
+
+	if (v && sv &&
+	    !bpf_map__lookup_elem(skel->maps.stats, &slot, sizeof(slot), v,
+				  sizeof(*v) * (size_t)ncpus, 0) &&
+	    !bpf_map__lookup_elem(skel->maps.struct_stats, &key, sizeof(key), sv,
+				  sizeof(*sv) * (size_t)ncpus, 0))
+		for (int c = 0; c < ncpus; c++) {
+			heap += v[c].c[MW_C_HITS_RETURN];
+			emulated += sv[c].hits[MW_HIT_EMULATED];
+			stepped += sv[c].hits[MW_HIT_STEPPED];
+		}
+	free(v);
+	free(sv);
+	return heap && emulated && stepped;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -276,12 +308,16 @@ int calibrate__run(struct memwatch_bpf *skel, struct mw_places *places, uint32_t
 		err = attach__table(skel, places, h.pid, slot, &tab, &links, false) ? -2 : 0;
 	if (!err)
 		err = measure(&h, probed);
+	if (!err && !probes_fired(skel, slot))
+		err = -3;
 	attach__destroy(&links);
 	helper_stop(&h);
 	probes__free(&tab);
 	if (err) {
 		if (err == -1)
 			mw_err("the helper process that measures what a probe costs stopped answering");
+		else if (err == -3)
+			mw_err("the probes on the helper process that measures what a probe costs did not fire: check that uprobes work here (/sys/bus/event_source/devices/uprobe)");
 		return -1;
 	}
 	e = at_least_zero(probed[LOOP_EMULATED] - bare[LOOP_EMULATED]);

@@ -67,10 +67,24 @@ static int costliest(const struct mw_overhead *o, int nstructs, uint64_t detache
 	return best;
 }
 
+/* What the structures' probes cost alone, this interval. */
+static double structs_percent(const struct mw_overhead *o)
+{
+	double sum = 0;
+
+	for (int i = 0; i < o->last.nstructs && i < MW_MAX_STRUCTS; i++)
+		sum += o->struct_percent[i];
+	return sum;
+}
+
 enum mw_budget_act overhead__judge(struct mw_overhead *o, double budget, bool heap_attached,
 				   uint64_t detached, int *sid)
 {
-	if (budget <= 0 || o->percent <= budget) {
+	/* with the heap's probes gone, what is left that can go: the
+	 * structures' (the loader's hook and the unwinder's stay) */
+	double cost = heap_attached ? o->percent : structs_percent(o);
+
+	if (budget <= 0 || cost <= budget) {
 		o->over = 0;
 		return MW_BUDGET_NONE;
 	}

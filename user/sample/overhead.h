@@ -50,9 +50,10 @@ enum mw_budget_act {
 /*
  * After an update: what --max-overhead @budget (percent of one CPU)
  * calls for. Over budget for MW_OVER_BUDGET_INTERVALS intervals in a
- * row, the heap probes go first (while @heap_attached), then the
- * costliest structure still attached (not in @detached, a bit per id):
- * its id in @sid. Acting starts the count again.
+ * row, the heap probes go first (while @heap_attached); then, while the
+ * structures' probes alone are over it, the costliest structure still
+ * attached (not in @detached, a bit per id): its id in @sid. Acting
+ * starts the count again.
  */
 enum mw_budget_act overhead__judge(struct mw_overhead *o, double budget, bool heap_attached,
 				   uint64_t detached, int *sid);
