@@ -216,6 +216,12 @@ Test(webconfig, rejections__401_on_every_path_nothing_over_plain_http, .init = m
 	cr_expect(answered("200"), "the right password: 200, got %s", out);
 	snprintf(raw, sizeof(raw), "grep -c '^memwatch_struct_elements{' %s/body", dir);
 	cr_expect_eq(run_capture(raw, raw, sizeof(raw)), 0, "and the metrics: %s", raw);
+	/* the scheme in any case (RFC 7235), as exporter-toolkit takes it:
+	 * cHJvbWV0aGV1czpzZWNyZXQ= is prometheus:secret */
+	curl("-H 'Authorization: basic cHJvbWV0aGV1czpzZWNyZXQ=' https://127.0.0.1:%s/metrics", port);
+	cr_expect(answered("200"), "'basic' in lower case: 200, got %s", out);
+	curl("-H 'Authorization: BASIC cHJvbWV0aGV1czpndWVzcw==' https://127.0.0.1:%s/metrics", port);
+	cr_expect(answered("401"), "'BASIC' with a wrong password: 401, got %s", out);
 	curl("-u prometheus:secret https://127.0.0.1:%s/nope", port);
 	cr_expect(answered("404"), "paths behave as before once admitted, got %s", out);
 

@@ -59,6 +59,57 @@ Test(webauth, password__bcrypt_cache_and_standin)
 	webconfig__clear(&wc);
 }
 
+/* ------------------------------------------------------------ credentials */
+
+/* The header's name and password, or NULL; "user\npass" for comparing. */
+static char *credentials(const char *header)
+{
+	const char *pass;
+	char *user = webauth__basic_credentials(header, &pass), *both = NULL;
+
+	if (user && asprintf(&both, "%s\n%s", user, pass) < 0)
+		both = NULL;
+	free(user);
+	return both;
+}
+
+Test(webauth, credentials__scheme_in_any_case_as_rfc_7235_says)
+{
+	static const struct {
+		const char *header, *want;	/* want NULL: refused */
+	} cases[] = {
+		{ "Basic cHJvbTpzM2NyZXQ=", "prom\ns3cret" },	/* prom:s3cret */
+		{ "basic cHJvbTpzM2NyZXQ=", "prom\ns3cret" },	/* Go's EqualFold takes these */
+		{ "BASIC cHJvbTpzM2NyZXQ=", "prom\ns3cret" },
+		{ "bAsIc   cHJvbTpzM2NyZXQ=", "prom\ns3cret" },	/* 1*SP */
+		{ "Basic cHJvbTo=", "prom\n" },			/* prom: an empty password */
+		{ "Basic OmFiYw==", "\nabc" },			/* :abc an empty name */
+		{ "Basic YTpiOmM=", "a\nb:c" },			/* a:b:c the name ends at the first ':' */
+		{ "Basic cHJvbQ==", NULL },			/* prom: no colon */
+		{ "Basic", NULL },
+		{ "Basic ", NULL },
+		{ "Basicx cHJvbTpzM2NyZXQ=", NULL },
+		{ "Bearer cHJvbTpzM2NyZXQ=", NULL },
+		{ "Basic cHJvbTpzM2NyZXQ= extra", NULL },
+		{ "Basic !!!!", NULL },				/* not base64 */
+		{ "Basic YQBiOmM=", NULL },			/* a NUL b:c */
+		{ "", NULL },
+		{ NULL, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = credentials(cases[i].header);
+
+		if (cases[i].want)
+			cr_expect(got && !strcmp(got, cases[i].want), "'%s' gives '%s', not '%s'",
+				  cases[i].header, cases[i].want, got ? got : "(refused)");
+		else
+			cr_expect_null(got, "'%s' is refused, not read as '%s'",
+				       cases[i].header ? cases[i].header : "(no header)", got);
+		free(got);
+	}
+}
+
 Test(webauth, mhd_options__tls_only_when_asked)
 {
 	struct MHD_OptionItem items[MW_WEBAUTH_MHD_OPTIONS];

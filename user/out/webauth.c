@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <gnutls/crypto.h>
@@ -233,9 +234,41 @@ static bool client_cert_ok(const struct mw_webauth *a, struct MHD_Connection *c)
 	return !verifies(policy) || !verify_client(ci->tls_session);
 }
 
+char *webauth__basic_credentials(const char *header, const char **pass)
+{
+	static const char scheme[] = "Basic";
+	gnutls_datum_t in, out = { 0 };
+	const char *p = header;
+	char *s = NULL, *colon;
+
+	*pass = NULL;
+	if (!p || strncasecmp(p, scheme, sizeof(scheme) - 1) || p[sizeof(scheme) - 1] != ' ')
+		return NULL;
+	for (p += sizeof(scheme); *p == ' '; p++)
+		;
+	in.data = (unsigned char *)p;
+	in.size = (unsigned)strcspn(p, " \t");
+	if (!in.size || p[in.size] || gnutls_base64_decode2(&in, &out) < 0)
+		return NULL;
+	colon = out.size ? memchr(out.data, ':', out.size) : NULL;
+	/* a NUL inside would cut the name or the password short */
+	if (colon && !memchr(out.data, '\0', out.size) && (s = malloc(out.size + 1))) {
+		size_t at = (size_t)(colon - (char *)out.data);
+
+		memcpy(s, out.data, out.size);
+		s[out.size] = '\0';
+		s[at] = '\0';
+		*pass = s + at + 1;
+	}
+	explicit_bzero(out.data, out.size);
+	gnutls_free(out.data);
+	return s;
+}
+
 int webauth__admit(struct mw_webauth *a, struct MHD_Connection *c)
 {
-	char *user, *pass = NULL;
+	const char *pass;
+	char *user;
 	bool ok;
 
 	if (!a)
@@ -244,14 +277,16 @@ int webauth__admit(struct mw_webauth *a, struct MHD_Connection *c)
 		return -1;
 	if (!a->wc->nusers)
 		return 1;
-	user = MHD_basic_auth_get_username_password(c, &pass);
-	ok = user && webauth__password_ok(a, user, pass ? pass : "");
-	if (pass) {
-		explicit_bzero(pass, strlen(pass));
-		MHD_free(pass);
+	/* not MHD_basic_auth_get_username_password: it takes only "Basic",
+	 * and the scheme is case-insensitive (RFC 7235), as Go's is */
+	user = webauth__basic_credentials(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								      MHD_HTTP_HEADER_AUTHORIZATION),
+					  &pass);
+	ok = user && webauth__password_ok(a, user, pass);
+	if (user) {
+		explicit_bzero(user, strlen(user) + 1 + strlen(pass));
+		free(user);
 	}
-	if (user)
-		MHD_free(user);
 	return ok ? 1 : refuse(c);
 }
 

@@ -42,6 +42,12 @@ void webauth__mhd_options(struct mw_webauth *a,
  */
 int webauth__admit(struct mw_webauth *a, struct MHD_Connection *c);
 
+/* The user name of an Authorization header's basic credentials, in a
+ * malloc'd string that also holds the password, which @pass points to
+ * (free the name only, after explicit_bzero); NULL when @header is not
+ * "Basic" (any case), spaces, and base64 of "user:password". */
+char *webauth__basic_credentials(const char *header, const char **pass);
+
 /* Whether @user's password is @pass: every user name compared, bcrypt run
  * once whether the user exists or not (a costliest user's hash stands in),
  * both compared in constant time; a success is remembered MW_AUTH_CACHE_S
