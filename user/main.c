@@ -1617,7 +1617,7 @@ int main(int argc, char **argv)
 	feed__close(&s.feed);
 	http__stop(s.http);
 	s.http = NULL;
-	code = s.child->target.exited || !err ? wait_program(&s) : wait_program(&s);
+	code = wait_program(&s);
 	if (err)
 		code = MW_EXIT_LAUNCH_FAIL;
 	goto out;

@@ -288,20 +288,29 @@ Test(page, api_bad_queries__400_and_404_one_line, .timeout = 60)
 	static const char *const malformed[] = {
 		"/api/history", "/api/history?pid=", "/api/history?pid=abc",
 		"/api/history?pid=0", "/api/history?pid=-3", "/api/history?pid=12x",
-		"/api/history?pid=99999999999",
+		"/api/history?pid=99999999999", "/api/history?pid=1&pid=2",
+		/* a pid given twice is malformed, even the watched one first */
+		"/api/history?pid=%d&pid=1", "/api/history?pid=%d&pid=%d", "/api/history?pid=%d&pid=",
 	};
 	static char response[1 << 16];
+	char path[128];
 	struct run r;
 	const char *body;
 
 	start(&r, "0.2", "10");
 	for (size_t i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
-		cr_expect_eq(http_request(r.port, "GET", malformed[i], NULL, response, sizeof(response)),
-			     400, "%s answers 400", malformed[i]);
+		int pid = (int)r.s.target.pid;
+
+		snprintf(path, sizeof(path), malformed[i], pid, pid);
+		cr_expect_eq(http_request(r.port, "GET", path, NULL, response, sizeof(response)),
+			     400, "%s answers 400", path);
 		body = http_body(response);
 		cr_expect(strlen(body) > 1 && strchr(body, '\n') == body + strlen(body) - 1,
-			  "%s: one line of text: %s", malformed[i], body);
+			  "%s: one line of text: %s", path, body);
 	}
+	snprintf(path, sizeof(path), "/api/history?pid=%d", (int)r.s.target.pid);
+	cr_expect_eq(http_request(r.port, "GET", path, NULL, response, sizeof(response)), 200,
+		     "%s once answers", path);
 	/* pid 1 exists, but memwatch does not watch it */
 	cr_expect_eq(http_request(r.port, "GET", "/api/history?pid=1", NULL, response, sizeof(response)),
 		     404, "a pid not watched answers 404");

@@ -137,6 +137,12 @@ Test(pprof, heap_profile__go_tool_pprof_reads_exact_bytes, .timeout = 120)
 	snprintf(path, sizeof(path), "%s/bad", r.dir);
 	cr_expect_eq(fetch(r.port, "/debug/pprof/heap?pid=x1", path, hdr, sizeof(hdr)), 400);
 	cr_expect_eq(fetch(r.port, "/debug/pprof/heap?pid=1", path, hdr, sizeof(hdr)), 404);
+	{
+		char twice[96];
+
+		snprintf(twice, sizeof(twice), "/debug/pprof/heap?pid=%d&pid=1", (int)r.s.target.pid);
+		cr_expect_eq(fetch(r.port, twice, path, hdr, sizeof(hdr)), 400, "%s: pid twice", twice);
+	}
 
 	/* the landing page links the profiles */
 	snprintf(path, sizeof(path), "%s/index.html", r.dir);

@@ -133,14 +133,40 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const cha
 	return respond(c, status, "text/plain", line, strlen(line), NULL);
 }
 
+struct arg_count {
+	const char *key;
+	int n;
+};
+
+static enum MHD_Result count_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	struct arg_count *ac = cls;
+
+	(void)kind;
+	(void)value;
+	ac->n += !strcmp(key, ac->key);
+	return MHD_YES;
+}
+
+/* The query's @key into *@val (NULL when absent); false when it is given
+ * more than once, which no answer could honour: the request is malformed. */
+static bool query_arg(struct MHD_Connection *c, const char *key, const char **val)
+{
+	struct arg_count ac = { key, 0 };
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, count_arg, &ac);
+	*val = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
+	return ac.n <= 1;
+}
+
 /* GET /debug/pprof/heap or /allocs [?pid=N][&struct=NAME]: as Go's
  * handlers serve them, gzipped already, application/octet-stream, no
  * Content-Encoding. */
 static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c,
 				     enum mw_pprof_kind kind)
 {
-	const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
-	const char *st = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "struct");
+	const char *q, *st;
 	enum MHD_Result ret;
 	pid_t pid = 0;
 	int sid = -1;
@@ -148,6 +174,8 @@ static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c
 	if (!h->profiles_on)
 		return text(c, MHD_HTTP_NOT_FOUND,
 			    "memwatch: heap profiles need allocation-site tracking: start memwatch with --top N, --stacks, --folded PATH or --pprof PATH\n");
+	if (!query_arg(c, "pid", &q) || !query_arg(c, "struct", &st))
+		return text(c, MHD_HTTP_BAD_REQUEST, "memwatch: ?pid= and ?struct= are given once each\n");
 	if (q && api__parse_pid(q, &pid))
 		return text(c, MHD_HTTP_BAD_REQUEST, "memwatch: ?pid= takes a process id\n");
 	if (st) {
@@ -179,11 +207,13 @@ static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c
 /* GET /api/...: api.c's answer, or 503 before the API is set. */
 static enum MHD_Result serve_api(struct mw_http *h, struct MHD_Connection *c, const char *url)
 {
-	const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
 	struct mw_api_reply r;
 	enum MHD_Result ret;
 	struct mw_api *api;
+	const char *q;
 
+	if (!query_arg(c, "pid", &q))
+		return text(c, MHD_HTTP_BAD_REQUEST, "memwatch: ?pid= is given once\n");
 	pthread_mutex_lock(&h->lock);
 	api = h->api;
 	pthread_mutex_unlock(&h->lock);

@@ -83,6 +83,20 @@
 		return defs;
 	}
 
+	/* Clock times on the x axis: dygraphs labels a range of a few seconds
+	 * in seconds and milliseconds ("39.500"), which reads as no time. */
+	const timeAxis = {
+		pixelsPerLabel: 100,	/* room for HH:MM:SS.s */
+		axisLabelFormatter: (d) => {
+			const two = (n) => String(n).padStart(2, '0');
+
+			const ms = d.getMilliseconds();
+
+			return two(d.getHours()) + ':' + two(d.getMinutes()) + ':' + two(d.getSeconds()) +
+				(ms ? '.' + String(ms).padStart(3, '0').replace(/0+$/, '') : '');
+		},
+	};
+
 	function hasGlibc() {
 		return state.rows.some((r) => r.glibc_in_use_bytes !== null);
 	}
@@ -103,7 +117,7 @@
 			state.charts[d.id] = new Dygraph(d.div, data, Object.assign({
 				labels: d.labels, legend: 'always', labelsSeparateLines: false,
 				connectSeparatedPoints: false, strokeWidth: 1.5,
-			}, d.opts));
+			}, d.opts, { axes: Object.assign({ x: timeAxis }, d.opts.axes) }));
 		}
 	}
 
