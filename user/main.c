@@ -878,8 +878,25 @@ static int enable_profiles(struct mw_session *s)
 	return 0;
 }
 
+/* Whether (@pid, 0: every target) has its heap probes detached, so that
+ * it has no profile for that reason rather than for want of a sample. */
+static bool heap_detached(const struct mw_snapshot *const *all, int nall, int pid)
+{
+	bool any = false;
+
+	for (int i = 0; i < nall; i++) {
+		if (pid && all[i]->pid != pid)
+			continue;
+		if (all[i]->heap_attached)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* Adds the profiles of (@pid, @sid) to @v (room is made by the caller):
- * a copy of @same's when given (the same samples), else built. */
+ * a copy of @same's when given (the same samples), else built; an entry
+ * without a body when the heap probes are detached. */
 static int add_profile(struct mw_http_profile *v, int *n, const struct mw_snapshot *const *all,
 		       int nall, int pid, int sid, const struct mw_http_profile *same)
 {
@@ -887,7 +904,9 @@ static int add_profile(struct mw_http_profile *v, int *n, const struct mw_snapsh
 	int err = 0;
 
 	*p = (struct mw_http_profile){ .pid = pid, .sid = sid };
-	if (same) {
+	if (same && same->detached) {
+		p->detached = true;
+	} else if (same) {
 		for (int k = 0; k < MW_PPROF__KINDS && !err; k++) {
 			p->len[k] = same->len[k];
 			p->body[k] = malloc(same->len[k] ? same->len[k] : 1);
@@ -898,6 +917,10 @@ static int add_profile(struct mw_http_profile *v, int *n, const struct mw_snapsh
 		}
 	} else {
 		err = profiles__build(all, nall, pid, sid, p->body, p->len);
+	}
+	if (err == -ENOENT && heap_detached(all, nall, pid)) {
+		p->detached = true;
+		err = 0;
 	}
 	if (err) {
 		free(p->body[0]);
@@ -934,12 +957,12 @@ static int write_profiles(struct mw_session *s, const struct mw_snapshot *const 
 	}
 	if (err)
 		mw_err("cannot build the heap profiles: %s", strerror(-err));
-	if (!err && np && s->opts.pprof &&
+	if (!err && np && !v[0].detached && s->opts.pprof &&
 	    (err = atomicfile__replace(s->opts.pprof, (const char *)v[0].body[MW_PPROF_HEAP],
 				       v[0].len[MW_PPROF_HEAP])))
 		mw_err("cannot write %s: %s", s->opts.pprof, strerror(-err));
 	/* no target has its heap probes (--max-overhead): no stale profile */
-	if (!err && !np && s->opts.pprof && unlink(s->opts.pprof) && errno != ENOENT)
+	if (!err && (!np || v[0].detached) && s->opts.pprof && unlink(s->opts.pprof) && errno != ENOENT)
 		mw_err("cannot remove the stale %s: %s", s->opts.pprof, strerror(errno));
 	if (!err && s->http) {
 		http__publish_profiles(s->http, v, np);	/* taken over */

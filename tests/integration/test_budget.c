@@ -141,13 +141,16 @@ static void note_detach(struct run *r, int i, const char *row, void *ctx)
 
 Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .timeout = 120)
 {
-	const char *extra[] = { "--max-overhead", "5", NULL };
+	static char response[1 << 16];
+	char port[16], path[96];
+	const char *extra[] = { "--max-overhead", "5", "--top", "5", "-l", port, NULL };
 	struct detach_seen d = { -1, -1 };
 	struct run r;
 	double ns = 0, fast = 0, t0;
 	long long reg_bytes;
 	char v[64], *line;
 
+	snprintf(port, sizeof(port), "%d", free_port());
 	start(&r, extra);
 	line = ask(&r, "add 50\n");
 	cr_assert_eq(reply_int(line, "elements"), 50, "50 elements");
@@ -189,6 +192,15 @@ Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .
 	cr_expect_eq(col(&r, "reg_insert_calls"), 80, "every call counted");
 	ns = spin_ns(&r, 200);
 	cr_expect_lt(ns, fast, "the loop stays fast (%.1f ns a pair)", ns);
+	/* no profile either: 404 naming why, for the whole and for the pid */
+	snprintf(path, sizeof(path), "/debug/pprof/heap?pid=%d", (int)r.target.pid);
+	cr_expect_eq(http_request(atoi(port), "GET", path, NULL, response, sizeof(response)), 404,
+		     "%s while detached: 404", path);
+	cr_expect(strstr(http_body(response), "detached"), "saying why: %s", http_body(response));
+	cr_expect_eq(http_request(atoi(port), "GET", "/debug/pprof/allocs", NULL, response,
+				  sizeof(response)), 404, "the whole profile too");
+	cr_expect(strstr(http_body(response), "every process's allocator probes are detached"),
+		  "saying why: %s", http_body(response));
 
 	/* SIGUSR1: back, exact from heap_since */
 	proc_kill(&r.mw, SIGUSR1);
@@ -210,6 +222,8 @@ Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .
 	field(&r, r.row, "heap_since", v, sizeof(v));
 	cr_expect(strlen(v) == 24 && v[10] == 'T', "heap_since is a timestamp: '%s'", v);
 	cr_expect_eq(col(&r, "lost_unpaired"), 0, "nothing lost on the way");
+	cr_expect_eq(http_request(atoi(port), "GET", path, NULL, response, sizeof(response)), 200,
+		     "%s: the profile is back", path);
 	stop(&r);
 }
 

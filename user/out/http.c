@@ -193,6 +193,12 @@ static enum MHD_Result serve_profile(struct mw_http *h, struct MHD_Connection *c
 
 		if (p->pid != pid || p->sid != sid)
 			continue;
+		if (p->detached) {
+			pthread_mutex_unlock(&h->lock);
+			return text(c, MHD_HTTP_NOT_FOUND, pid ?
+				    "memwatch: this process's allocator probes are detached (over --max-overhead): no heap profile until SIGUSR1 puts them back\n" :
+				    "memwatch: every process's allocator probes are detached (over --max-overhead): no heap profile until SIGUSR1 puts them back\n");
+		}
 		ret = respond(c, MHD_HTTP_OK, "application/octet-stream",
 			      (const char *)p->body[kind], p->len[kind], NULL);
 		pthread_mutex_unlock(&h->lock);

@@ -8,6 +8,7 @@
 #ifndef MW_HTTP_H
 #define MW_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -31,6 +32,7 @@ int http__publish(struct mw_http *h, const char *prom, size_t prom_len,
  * mw_pprof_kind). */
 struct mw_http_profile {
 	int pid, sid;
+	bool detached;		/* no body: the heap probes went (--max-overhead) */
 	uint8_t *body[2];
 	size_t len[2];
 };
