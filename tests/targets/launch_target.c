@@ -11,7 +11,8 @@
  *            probed a few ms later), adds K elements to reg, reports its
  *            tally since the fork ("child pid=P reg=E bytes=B"), and exits
  *   pairs N  time N malloc+free pairs here, then in a forked child
- *            (after 300 ms): "pairs parent_ns=A child_ns=B" per pair
+ *            (after 300 ms; the best of 5 rounds of 20,000 pairs):
+ *            "pairs parent_ns=A child_ns=B" per pair
  *   sleep    stay quiet until a signal ends it
  *   quit     exit with the status given as the second argument
  * Built as launch_target_linked too, with libplugin.so a startup library
@@ -106,7 +107,14 @@ static void pairs(int n)
 	if (pid == 0) {
 		pair_ns(10);		/* a few trapped calls at most */
 		usleep(300000);
-		child_ns = pair_ns(n);
+		/* best of 5 rounds of 20,000: one round of 2,000 untraced pairs
+		 * lasts 12 us, and one interrupt doubled it */
+		for (int round = 0; round < 5; round++) {
+			double ns = pair_ns(20000);
+
+			if (child_ns < 0 || ns < child_ns)
+				child_ns = ns;
+		}
 		if (write(fd[1], &child_ns, sizeof(child_ns)) != sizeof(child_ns))
 			_exit(1);
 		_exit(0);
