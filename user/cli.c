@@ -85,7 +85,7 @@ static const char usage_text[] =
 "                            below it (repeatable)\n"
 "      --max-targets N       processes watched at once (%u, at most %u)\n"
 "  -i, --interval SECONDS    sampling period, > 0, fractional allowed (%g)\n"
-"  -n, --count N             exit after N rows per process\n"
+"  -n, --count N             exit after N intervals (a row each per process)\n"
 "  -o, --output PATH         write the feed to PATH instead of stdout\n"
 "  -f, --format FORMAT       csv (default), openmetrics (one exposition per\n"
 "                            interval; to a file, replaced atomically), or\n"

@@ -749,7 +749,10 @@ static int loaded(struct mw_session *s, struct mw_watched *w)
 	} else {
 		err = attach_loaded(s, w);
 	}
-	release(w);
+	/* a launched program whose first attach failed stays held, before
+	 * its own code, for the failure to end it; anyone else goes on */
+	if (!err || !w->launched || w->attached)
+		release(w);
 	return err;
 }
 
@@ -1437,7 +1440,9 @@ static int start_program(struct mw_session *s)
 
 		if (r < 0)
 			return MW_EXIT_LAUNCH_FAIL;
-		if (target__has_exited(&s->child->target)) {
+		/* attached and let go in that call, it may have ended already:
+		 * its final row comes from the run */
+		if (!s->child->attached && target__has_exited(&s->child->target)) {
 			launch__reap(&s->launch, true);
 			mw_err("'%s' exited before memwatch could attach", s->opts.command[0]);
 			return launch__exit_code(s->launch.status);
@@ -1578,6 +1583,17 @@ static int start(struct mw_session *s)
 	return 0;
 }
 
+/* The feed's output; a launched program keeps stdout, so with --listen
+ * alone there is none. 0, or -1 after one message. */
+static int open_feed(struct mw_session *s)
+{
+	if (s->child && !s->opts.output) {
+		feed__open_none(&s->feed, &s->layout);
+		return 0;
+	}
+	return feed__open(&s->feed, s->opts.format, s->opts.output, &s->layout);
+}
+
 int main(int argc, char **argv)
 {
 	static struct mw_session s = { .sigfd = -1 };
@@ -1617,19 +1633,19 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	raise_nofile(&s);
-	if (setup_signals(&s) || open_targets(&s) ||
-	    feed__open(&s.feed, s.opts.format, s.opts.output, &s.layout) || start(&s))
+	if (setup_signals(&s) || open_targets(&s) || open_feed(&s) || start(&s))
 		goto cleanup;
 	if (s.child && (err = start_program(&s))) {
 		code = err;
 		goto cleanup;
 	}
-	if (s.http && emit_http_first(&s))
-		goto cleanup;
-	if (feed__start(&s.feed))
-		goto cleanup;
-	s.started = now_s();
-	err = run(&s);
+	/* from here a launched program runs its own code: a failure
+	 * detaches and waits for it, it never kills it */
+	err = (s.http && emit_http_first(&s)) || feed__start(&s.feed) ? -1 : 0;
+	if (!err) {
+		s.started = now_s();
+		err = run(&s);
+	}
 	if (!s.child) {
 		code = err ? MW_EXIT_FAIL : MW_EXIT_OK;
 		goto cleanup;

@@ -185,20 +185,33 @@ Test(launch, count_reached__detaches_and_waits_for_the_program, .timeout = 60)
 	cr_expect_eq(proc_wait(&l.mw, 10000), 9, "then exits with its status");
 }
 
-/* One run of memwatch -o FEED -- @cmd...; its exit code and stderr. */
-static int run_cmd(const char *const cmd[], const char **err)
+/* One run of memwatch -o FEED @args... (options, --, the command); its
+ * exit code and stderr. */
+static int run_opts(const char *const args[], const char **err)
 {
-	const char *argv[16] = { MEMWATCH, "-o", FEED, "--" };
-	struct proc p;
-	int k = 4, rc;
+	static struct proc p;
+	const char *argv[24] = { MEMWATCH, "-o", FEED };
+	int k = 3, rc;
 
-	for (int i = 0; cmd[i]; i++)
-		argv[k++] = cmd[i];
+	for (int i = 0; args[i]; i++)
+		argv[k++] = args[i];
 	argv[k] = NULL;
 	proc_spawn(&p, argv);
 	rc = proc_wait(&p, 30000);
 	*err = proc_stderr(&p);
 	return rc;
+}
+
+/* One run of memwatch -o FEED -- @cmd... */
+static int run_cmd(const char *const cmd[], const char **err)
+{
+	const char *args[16] = { "--" };
+	int k = 1;
+
+	for (int i = 0; cmd[i]; i++)
+		args[k++] = cmd[i];
+	args[k] = NULL;
+	return run_opts(args, err);
 }
 
 Test(launch, exit_status__like_env, .timeout = 60)
@@ -224,6 +237,67 @@ Test(launch, exit_status__like_env, .timeout = 60)
 	cr_expect_eq(run_cmd((const char *[]){ "sh", "-c", "exit 42", NULL }, &err), 42,
 		     "the program's own status");
 	cr_expect_eq(run_cmd((const char *[]){ "true", NULL }, &err), 0, "found in PATH");
+}
+
+/* memwatch fails on the program's first attach (an allocator it does not
+ * map): the program, held at its loader's hook, never runs its own code,
+ * not even a constructor. Once in a few runs it did: it was let go before
+ * the failure ended it. */
+Test(launch, first_attach_fails__program_never_runs_its_code, .timeout = 90)
+{
+	char mark[64], cmd[128];
+	const char *err;
+
+	snprintf(mark, sizeof(mark), "/tmp/memwatch-ran-%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "echo ran > %s", mark);
+	unlink(mark);
+	for (int i = 0; i < 10; i++) {
+		const char *argv[] = { "--allocator", "/nonexistent/liballoc.so", "--", "sh", "-c",
+				       cmd, NULL };
+
+		cr_expect_eq(run_opts(argv, &err), 125, "memwatch failed: 125 (%s)", err);
+		cr_expect(strstr(err, "maps no such object"), "saying why: %s", err);
+	}
+	cr_expect_neq(access(mark, F_OK), 0, "the program never ran a line of its own");
+	unlink(mark);
+}
+
+/* A program that ends at once still gets its row, and no false word that
+ * it ended before the attach. */
+Test(launch, short_lived_program__its_row_every_time, .timeout = 90)
+{
+	char header[8192], row[8192];
+	const char *err;
+
+	for (int i = 0; i < 20; i++) {
+		const char *argv[] = { "-i", "0.5", "--", "sh", "-c", "exit 3", NULL };
+
+		cr_expect_eq(run_opts(argv, &err), 3, "the program's status");
+		cr_expect_null(strstr(err, "before memwatch could attach"), "run %d: %s", i, err);
+		cr_expect_eq(file_rows(FEED, header, sizeof(header), row, sizeof(row)), 1,
+			     "run %d: the final row, once", i);
+		cr_expect_eq(csv_int(header, row, "heap_attached"), 1, "run %d: observed", i);
+	}
+}
+
+/* --listen and no -o: the feed goes over HTTP alone; stdout is the
+ * program's, with nothing of memwatch's in it. */
+Test(launch, listen_alone__stdout_is_the_programs, .timeout = 60)
+{
+	char port[16];
+	const char *argv[] = { MEMWATCH, "-i", "0.1", "-l", port, "--", "sh", "-c",
+			       "echo program-output; sleep 0.5", NULL };
+	struct proc p;
+	char *line;
+
+	snprintf(port, sizeof(port), "%d", free_port());
+	proc_spawn(&p, argv);
+	line = proc_line(&p, 10000);
+	cr_expect(line && !strcmp(line, "program-output"), "the program's line first: [%s]",
+		  line ? line : "");
+	line = proc_line(&p, 5000);
+	cr_expect_null(line, "and nothing else: [%s]", line ? line : "");
+	cr_expect_eq(proc_wait(&p, 10000), 0, "its status: %s", proc_stderr(&p));
 }
 
 Test(launch, bad_input__exit_2_one_line, .timeout = 30)

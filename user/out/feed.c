@@ -44,11 +44,18 @@ int feed__open(struct mw_feed *f, enum mw_format fmt, const char *path,
 	return 0;
 }
 
+void feed__open_none(struct mw_feed *f, const struct mw_layout *layout)
+{
+	memset(f, 0, sizeof(*f));
+	f->layout = layout;
+	f->off = true;
+}
+
 int feed__start(struct mw_feed *f)
 {
 	int err;
 
-	if (f->format != MW_FORMAT_CSV)
+	if (f->off || f->format != MW_FORMAT_CSV)
 		return 0;
 	err = csv__write_header(f->out, f->layout);
 	if (err)
@@ -82,6 +89,8 @@ int feed__write(struct mw_feed *f, const struct mw_snapshot *const *fresh,
 {
 	int err = 0;
 
+	if (f->off)
+		return 0;
 	if (f->format == MW_FORMAT_OPENMETRICS) {
 		err = write_exposition(f, all, nall);
 	} else if (f->format == MW_FORMAT_TABLE) {

@@ -7,6 +7,7 @@
 #ifndef MW_FEED_H
 #define MW_FEED_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "cli.h"
 #include "snapshot.h"
@@ -15,6 +16,7 @@
 struct mw_feed {
 	enum mw_format format;
 	const char *path;		/* NULL: stdout */
+	bool off;			/* no feed: HTTP alone (launch mode, no -o) */
 	FILE *out;			/* the stream, except OpenMetrics to a file */
 	const struct mw_layout *layout;
 	struct mw_table table;		/* -f table: what it showed last */
@@ -24,6 +26,9 @@ struct mw_feed {
  * after one message. */
 int feed__open(struct mw_feed *f, enum mw_format fmt, const char *path,
 	       const struct mw_layout *layout);
+/* No feed at all: every call after does nothing (the figures go out over
+ * HTTP alone, and stdout belongs to a launched program). */
+void feed__open_none(struct mw_feed *f, const struct mw_layout *layout);
 /* Once every probe is attached: the CSV header. 0 or -1 after a message. */
 int feed__start(struct mw_feed *f);
 /* One interval: CSV rows for the @fresh snapshots, or an exposition of
