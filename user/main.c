@@ -198,6 +198,7 @@ static void drop_target(struct mw_session *s, struct mw_watched *w)
 	sites__free(&w->sites);
 	glibcview__close(w->glibc);
 	w->glibc = NULL;
+	w->glibc_pending = false;
 	forget_seen(w);
 	if (s->hist)
 		history__drop(s->hist, (int)w->target.slot);
@@ -535,10 +536,14 @@ static int attach_target(struct mw_session *s, struct mw_watched *w, enum mw_mis
 		w->attached = true;
 		started_counting(s, w);
 	}
-	/* glibc's own view reads the libc's debug file (~0.1 s): after the
-	 * probes, which a process found at exec waits for */
-	if (!err)
-		open_glibc_view(w, &maps);
+	/* glibc's own view reads the libc's debug file (~0.1 s the first
+	 * time): at the next sample, not here, where other processes found
+	 * at exec may be queued for their probes */
+	if (!err) {
+		glibcview__close(w->glibc);
+		w->glibc = NULL;
+		w->glibc_pending = true;
+	}
 	if (!err && getenv("MEMWATCH_DEBUG"))
 		mw_err("pid %d: %d allocator and %zu other probes attached, %zu moved past single-stepped code",
 		       (int)t->pid, n, tab.n - (size_t)n, tab.shifted);
@@ -1059,6 +1064,15 @@ static int sample_watched(struct mw_session *s, struct mw_watched *w)
 	}
 	w->sampled = true;
 	estimate(s, w);
+	if (w->glibc_pending) {
+		struct mw_maps maps;
+
+		w->glibc_pending = false;
+		if (!procmaps__load(w->target.pid, &maps)) {	/* else it has exited */
+			open_glibc_view(w, &maps);
+			procmaps__free(&maps);
+		}
+	}
 	w->last.has_glibc = w->glibc && !glibcview__read(w->glibc, &w->last.glibc);
 	if (s->layout.sites) {
 		err = sites__sample(&w->sites, s->skel, w->target.slot);

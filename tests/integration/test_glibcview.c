@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "glibcid.h"
 #include "glibcview.h"
 #include "harness.h"
 #include "procmaps.h"
@@ -197,6 +198,33 @@ Test(glibcview, one_arena__equals_mallinfo2, .timeout = 60)
 	cr_expect_eq(s.trim_threshold, DEFAULT_THRESHOLD, "trim threshold at its default");
 	glibcview__close(g);
 	target_stop(&t);
+}
+
+/* The host's debug file is read once a build: a second process of the
+ * same libc (follow mode, prefork workers) opens its view without walking
+ * the DWARF again, 60-100 ms, and its figures are as exact. */
+Test(glibcview, same_libc_twice__dwarf_read_once_exact, .timeout = 60)
+{
+	struct proc a, b;
+	struct mw_glibcview *ga, *gb;
+	struct mw_glibc_sample s;
+	unsigned long reads;
+
+	target_start(&a, TARGET("mallinfo_target"));
+	target_start(&b, TARGET("mallinfo_target"));
+	reads = glibcid__dwarf_reads();
+	ga = view_open(a.pid);
+	cr_expect_gt(glibcid__dwarf_reads(), reads, "the first view reads the debug file");
+	reads = glibcid__dwarf_reads();
+	gb = view_open(b.pid);
+	cr_expect_eq(glibcid__dwarf_reads(), reads, "the second, of the same build, does not");
+	s = check_command(&b, gb, "one");
+	cr_expect_eq(s.arenas, 1, "and its figures are exact (mallinfo2's, checked above)");
+	check_command(&a, ga, "info");
+	glibcview__close(ga);
+	glibcview__close(gb);
+	target_stop(&a);
+	target_stop(&b);
 }
 
 Test(glibcview, threads__several_arenas_equal_mallinfo2, .timeout = 60)

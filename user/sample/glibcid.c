@@ -120,18 +120,72 @@ static int layouts_from_path(const char *path, const struct mw_libc_id *id,
 	return err;
 }
 
+/*
+ * Layouts read from the host's own debug files, by build-id: reading one
+ * walks the libc's DWARF (60-100 ms here), and every process of a
+ * follow mode or a prefork server maps the same libc; a process found
+ * while others queue for their attach would wait that long each. Only
+ * the host's file is remembered: one under a target's root is that
+ * container's word, not to be handed to another. A build-id names one
+ * build, so an entry never goes stale. One thread (the main loop) uses it.
+ */
+#define MW_LAYOUT_CACHE 8
+
+static struct {
+	unsigned char build_id[MW_GLIBC_MAX_BUILD_ID];
+	size_t build_id_len;
+	struct mw_glibc_layout l;
+	struct mw_glibc_vars v;
+} cache[MW_LAYOUT_CACHE];
+static int ncached, next_slot;
+static unsigned long dwarf_reads;
+
+static bool cached(const struct mw_libc_id *id, struct mw_glibc_layout *l,
+		   struct mw_glibc_vars *v)
+{
+	for (int i = 0; i < ncached; i++)
+		if (cache[i].build_id_len == id->build_id_len &&
+		    !memcmp(cache[i].build_id, id->build_id, id->build_id_len)) {
+			*l = cache[i].l;
+			*v = cache[i].v;
+			return true;
+		}
+	return false;
+}
+
+static void remember(const struct mw_libc_id *id, const struct mw_glibc_layout *l,
+		     const struct mw_glibc_vars *v)
+{
+	int i = ncached < MW_LAYOUT_CACHE ? ncached++ : next_slot++ % MW_LAYOUT_CACHE;
+
+	memcpy(cache[i].build_id, id->build_id, id->build_id_len);
+	cache[i].build_id_len = id->build_id_len;
+	cache[i].l = *l;
+	cache[i].v = *v;
+}
+
+unsigned long glibcid__dwarf_reads(void)
+{
+	return dwarf_reads;
+}
+
 int glibcid__find_layouts(Elf *libc, const struct mw_libc_id *id, const char *root,
 			  struct mw_glibc_layout *l, struct mw_glibc_vars *v)
 {
 	char hex[2 * MW_GLIBC_MAX_BUILD_ID + 1], paths[MW_DEBUG_CANDIDATES][PATH_MAX];
 	int err, best = -ENOENT, n;
 
+	if (cached(id, l, v))
+		return 0;
 	hex[0] = '\0';
 	for (size_t i = 0; i < id->build_id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id->build_id[i]);
 	n = debugfile__candidates(root, hex, paths);
 	for (int i = 0; i < n; i++) {
+		dwarf_reads++;
 		err = layouts_from_path(paths[i], id, l, v);
+		if (!err && i == 0)	/* the host's: "" is candidate 0 */
+			remember(id, l, v);
 		if (!err)
 			return 0;
 		if (err == -ENODATA)

@@ -47,5 +47,8 @@ bool glibcid__safe_linking(pid_t pid, uint64_t version_addr);
  * state. */
 int glibcid__find_layouts(Elf *libc, const struct mw_libc_id *id, const char *root,
 			  struct mw_glibc_layout *l, struct mw_glibc_vars *v);
+/* Debug files read for their DWARF so far: a build found in the host's
+ * debug file once is not read again (for tests). */
+unsigned long glibcid__dwarf_reads(void);
 
 #endif

@@ -26,6 +26,7 @@ struct mw_watched {
 	struct mw_links links;		/* its probes */
 	struct mw_sites sites;		/* with site tracking */
 	struct mw_glibcview *glibc;	/* NULL: glibc's view not available */
+	bool glibc_pending;		/* a new image: open the view at the next sample */
 	struct mw_snapshot last;	/* the latest sample */
 	bool sampled;			/* last holds one */
 	bool exec_seen;			/* it ran execve: re-attach after this row */
