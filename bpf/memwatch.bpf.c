@@ -50,6 +50,7 @@ struct mw_fits never_fits[MW_MAX_TARGETS] = {
 /* Set by the loader in follow mode: every process's execve is reported
  * (the loader matches it), and a watched process's forks. */
 const volatile bool report_execs = false;
+const volatile bool report_moves = false;	/* --cgroup: cgroup migrations */
 const volatile bool report_forks = false;
 
 #define MW_SIGSTOP 19
@@ -1158,6 +1159,23 @@ int BPF_PROG(target_fork, struct task_struct *parent, struct task_struct *child)
 	slot = bpf_map_lookup_elem(&slots, &ptgid);
 	if (slot)
 		report(MW_EV_FORK, child->tgid, ptgid, *slot);
+	return 0;
+}
+
+/* A process moved to another cgroup (echo PID > cgroup.procs): with
+ * --cgroup it may now match, or a followed one no longer. Once a thread
+ * moved; memwatch reads where the process is now. */
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(target_moved, struct cgroup *dst, const char *path, struct task_struct *task,
+	     bool threadgroup)
+{
+	__u32 tgid = task->tgid;
+	__u32 *slot;
+
+	if (!report_moves)
+		return 0;
+	slot = bpf_map_lookup_elem(&slots, &tgid);
+	report(MW_EV_MOVED, tgid, 0, slot ? *slot : MW_NO_SLOT);
 	return 0;
 }
 

@@ -234,12 +234,14 @@ struct mw_insert_site_key {
 /*
  * Process events the loader acts on at once (a BPF ring buffer): a watched
  * process's dynamic loader finished loading objects (startup, dlopen),
- * a process ran execve, a watched process forked.
+ * a process ran execve, a watched process forked, a process changed
+ * cgroup.
  */
 enum mw_event_kind {
 	MW_EV_LOADED = 1,	/* pid's loader is consistent: new objects mapped */
 	MW_EV_EXEC,		/* pid ran execve (watched, or followed mode) */
 	MW_EV_FORK,		/* ppid (watched) forked pid, a new process */
+	MW_EV_MOVED,		/* pid moved to another cgroup (with --cgroup) */
 };
 
 struct mw_event {

@@ -57,7 +57,7 @@ struct mw_session {
 	struct mw_follow follow;	/* --exe, --comm, --cgroup */
 	bool follows;
 	bool warned_full;		/* more matches than --max-targets */
-	struct bpf_link *exec_link, *fork_link;
+	struct bpf_link *exec_link, *fork_link, *move_link;
 	struct ring_buffer *events;	/* process events (memwatch.h) */
 	struct mw_launch launch;	/* launch mode: the program memwatch runs */
 	struct mw_watched *child;	/* its record, once it is watched */
@@ -240,6 +240,7 @@ static int load_bpf(struct mw_session *s)
 	bpf_map__set_max_entries(s->skel->maps.struct_stats, s->opts.max_targets * MW_MAX_STRUCTS);
 	s->skel->rodata->report_execs = s->follows;
 	s->skel->rodata->report_forks = true;	/* children to follow or to unprobe */
+	s->skel->rodata->report_moves = s->opts.ncgroups > 0;
 	attach__prepare(s->skel);
 	s->skel->rodata->have_structs = s->opts.nstructs > 0;
 	s->skel->rodata->want_sites = s->layout.sites;
@@ -272,6 +273,11 @@ static int load_bpf(struct mw_session *s)
 	s->fork_link = bpf_program__attach(s->skel->progs.target_fork);
 	if (!s->fork_link) {
 		mw_err("cannot watch for fork (tp_btf/sched_process_fork): %s", strerror(errno));
+		return -1;
+	}
+	if (s->opts.ncgroups && !(s->move_link = bpf_program__attach(s->skel->progs.target_moved))) {
+		mw_err("cannot watch for processes moved between cgroups (tp_btf/cgroup_attach_task): %s",
+		       strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -790,8 +796,9 @@ static int follow_found(void *ctx, pid_t pid)
 	return follow_pid(ctx, pid);
 }
 
-/* An execve by a process not watched: followed if it now matches. */
-static int follow_exec(struct mw_session *s, pid_t pid)
+/* An execve, or a move to another cgroup, by a process not watched:
+ * followed if it now matches. */
+static int follow_new(struct mw_session *s, pid_t pid)
 {
 	return follow__matches(&s->follow, pid) ? follow_pid(s, pid) : 0;
 }
@@ -814,6 +821,17 @@ static struct mw_watched *watched_at(struct mw_session *s, __u32 slot, __u32 pid
 	return &s->watched[slot];
 }
 
+/* A followed process that matches no more (@how: what it did) is
+ * dropped, said once on stderr. True when it was. */
+static bool unmatched(struct mw_session *s, struct mw_watched *w, const char *how)
+{
+	if (!w->followed || follow__matches(&s->follow, w->target.pid))
+		return false;
+	mw_err("pid %d %s: not watched any more", (int)w->target.pid, how);
+	drop_target(s, w);
+	return true;
+}
+
 /* One event from the BPF side (ring_buffer__consume's callback). */
 static int on_event(void *ctx, void *data, size_t len)
 {
@@ -828,18 +846,14 @@ static int on_event(void *ctx, void *data, size_t len)
 	if (getenv("MEMWATCH_DEBUG"))
 		mw_err("event %u pid %u ppid %u slot %u%s", e->kind, e->pid, e->ppid, e->slot,
 		       w ? "" : " (not watched)");
-	if (!w && e->kind == MW_EV_EXEC && s->follows)
-		return follow_exec(s, (pid_t)e->pid);
+	if (!w && (e->kind == MW_EV_EXEC || e->kind == MW_EV_MOVED) && s->follows)
+		return follow_new(s, (pid_t)e->pid);
 	if (!w)
 		return 0;
 	switch (e->kind) {
 	case MW_EV_EXEC:
-		if (w->followed && !follow__matches(&s->follow, w->target.pid)) {
-			mw_err("pid %d executed a program that no longer matches: not watched any more",
-			       (int)w->target.pid);
-			drop_target(s, w);
+		if (unmatched(s, w, "executed a program that no longer matches"))
 			return 0;
-		}
 		r = new_image(s, w);
 		break;
 	case MW_EV_LOADED:
@@ -847,6 +861,9 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case MW_EV_FORK:
 		return forked(s, w, (pid_t)e->pid);
+	case MW_EV_MOVED:
+		unmatched(s, w, "moved out of the cgroups it was followed in");
+		return 0;
 	}
 	if (r && w->followed) {		/* one process memwatch could not probe */
 		drop_target(s, w);
@@ -1509,6 +1526,7 @@ static void cleanup(struct mw_session *s)
 	ring_buffer__free(s->events);
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->fork_link);
+	bpf_link__destroy(s->move_link);
 	sampler__free(&s->sampler);
 	memwatch_bpf__destroy(s->skel);
 	for (int i = 0; i < s->nwatched; i++) {

@@ -265,6 +265,75 @@ Test(follow, cgroup__inside_and_below_followed_outside_not, .timeout = 90)
 	unlink(feed);
 }
 
+/* Writes @pid into @dir's cgroup.procs: the process moves there. */
+static void move_to(const char *dir, pid_t pid)
+{
+	char procs[4300];
+	FILE *f;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	f = fopen(procs, "w");
+	cr_assert(f, "open %s", procs);
+	fprintf(f, "%d\n", (int)pid);
+	cr_assert_eq(fclose(f), 0, "moved into %s", dir);
+}
+
+/* A running process moved into the cgroup (no exec, no fork) is followed
+ * from that moment, exactly; moved out, it is dropped. */
+Test(follow, cgroup__moved_in_followed_moved_out_dropped, .timeout = 90)
+{
+	const char *targv[] = { TARGET("launch_target"), "0", NULL };
+	char dir[4200], mnt[4096], parent[4200], header[8192], row[8192], *line;
+	struct proc mw, t;
+	long long before, reg, bytes;
+	int rows;
+
+	make_cgroup(dir, sizeof(dir), mnt, sizeof(mnt));
+	snprintf(parent, sizeof(parent), "%.*s", (int)(strrchr(dir, '/') - dir), dir);
+	proc_spawn(&t, targv);
+	cr_assert(proc_line(&t, 10000), "the target runs, outside");
+	const char *opts[] = { "--cgroup", dir, NULL };
+	start_memwatch(&mw, opts);
+	cr_assert_eq(file_wait_rows(feed, 0, 20000, header, sizeof(header), row, sizeof(row)), 0,
+		     "memwatch is ready: %s", proc_stderr(&mw));
+	proc_send(&t, "fill 5\n");
+	line = proc_line(&t, 10000);
+	cr_assert(line, "filled outside");
+	before = reply_int(line, "bytes");
+	cr_assert_not(row_of(t.pid, header, sizeof(header), row, sizeof(row)), "not followed yet");
+	move_to(dir, t.pid);
+	cr_assert(wait_row(t.pid, 15000, header, sizeof(header), row, sizeof(row)),
+		  "followed once moved in: %s", proc_stderr(&mw));
+	proc_send(&t, "fill 7\n");
+	line = proc_line(&t, 10000);
+	cr_assert(line, "filled inside");
+	reg = reply_int(line, "reg");
+	bytes = reply_int(line, "bytes");
+	cr_assert(wait_row(t.pid, 5000, header, sizeof(header), row, sizeof(row)), "rows");
+	cr_expect_eq(reg, 12, "the target's own tally: 5 + 7");
+	cr_expect_eq(csv_int(header, row, "reg_elements"), 7, "exact from the move: 7");
+	cr_expect_eq(csv_int(header, row, "reg_bytes"), bytes - before, "their bytes");
+	move_to(parent, t.pid);
+	for (double end = now_s() + 5; now_s() < end &&
+	     !strstr(proc_stderr(&mw), "moved out of the cgroups"); )
+		usleep(50000);
+	cr_expect(strstr(proc_stderr(&mw), "moved out of the cgroups"), "said: %s", proc_stderr(&mw));
+	rows = file_rows(feed, header, sizeof(header), row, sizeof(row));
+	usleep(500000);
+	cr_expect_eq(file_rows(feed, header, sizeof(header), row, sizeof(row)), rows,
+		     "no more rows for it (the only process)");
+	proc_send(&t, "quit\n");
+	proc_wait(&t, 5000);
+	proc_kill(&mw, SIGTERM);
+	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0: %s", proc_stderr(&mw));
+	rmdir(dir);
+	if (mnt[0]) {
+		umount(mnt);
+		rmdir(mnt);
+	}
+	unlink(feed);
+}
+
 /* A child a --pid target forks, which memwatch does not watch, runs at
  * untraced speed: its inherited breakpoints are taken out. */
 Test(follow, unwatched_child_of_pid_target__untraced_speed, .timeout = 90)
