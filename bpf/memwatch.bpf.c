@@ -1102,12 +1102,21 @@ int unwind_handler(struct pt_regs *ctx)
 
 /* Tells the loader; an event that finds the ring buffer full is lost,
  * and the loader finds out at its next interval (execs are counted). */
+/* Events of processes not watched (follow mode's execs and moves) that
+ * found the ring buffer full: memwatch says so on stderr. */
+__u64 lost_unwatched_events = 0;
+
 static __always_inline void report(__u32 kind, __u32 pid, __u32 ppid, __u32 slot)
 {
 	struct mw_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
-	if (!e)
+	if (!e) {
+		if (slot != MW_NO_SLOT)
+			count(slot, MW_C_LOST_EVENTS, 1);
+		else
+			__sync_fetch_and_add(&lost_unwatched_events, 1);
 		return;
+	}
 	e->kind = kind;
 	e->pid = pid;
 	e->ppid = ppid;

@@ -153,6 +153,7 @@ enum mw_counter {
 	MW_C_EXECS,		/* the target ran execve: new program image */
 	MW_C_LOST_SITES,	/* allocations not attributed: site table full */
 	MW_C_LOST_STACKS,	/* stacks not recorded: stack table full */
+	MW_C_LOST_EVENTS,	/* its exec, fork or loader events: ring buffer full */
 	/* probe hits of the allocator, loader and unwinder programs, by what
 	 * the kernel does for them (the overhead estimate); structure
 	 * probes count theirs in struct mw_struct_stats */

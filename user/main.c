@@ -73,6 +73,7 @@ struct mw_session {
 	struct mw_api *api;
 	int sigfd;
 	uint64_t rows;			/* intervals written */
+	uint64_t lost_unwatched;	/* BPF's lost_unwatched_events, said so far */
 	double started;			/* monotonic seconds at attach */
 };
 
@@ -706,6 +707,9 @@ static void warn_inexact(struct mw_watched *w)
 	if (full)
 		mw_err("pid %d: the live-block table is full, %llu blocks not recorded; figures are no longer exact (raise --max-live-blocks)",
 		       (int)snap->pid, (unsigned long long)full);
+	else if (snap->c[MW_C_LOST_EVENTS])
+		mw_err("pid %d: %llu of its exec, fork or library-load events were lost (memwatch's ring buffer was full): a new image, child or library of it may be unprobed; see lost_events",
+		       (int)snap->pid, (unsigned long long)snap->c[MW_C_LOST_EVENTS]);
 	else
 		mw_err("pid %d: %llu probe events could not be paired or were skipped; figures are no longer exact (see the lost_* columns)",
 		       (int)snap->pid, (unsigned long long)other);
@@ -1324,8 +1328,17 @@ static int reattach_all(struct mw_session *s)
  * then what the budget calls for. */
 static int write_interval(struct mw_session *s)
 {
+	uint64_t lost;
+
 	if (take_events(s) || emit_all(s))
 		return -1;
+	/* processes not watched: no row to count them in */
+	lost = s->skel->bss->lost_unwatched_events;
+	if (lost > s->lost_unwatched) {
+		mw_err("%llu execve or cgroup-move events of processes not watched were lost (memwatch's ring buffer was full): processes that matched then are not followed",
+		       (unsigned long long)(lost - s->lost_unwatched));
+		s->lost_unwatched = lost;
+	}
 	keep_budget(s);
 	s->rows++;
 	return 0;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
+#include "memwatch.h"
 
 static char feed[64];
 
@@ -331,6 +332,47 @@ Test(follow, cgroup__moved_in_followed_moved_out_dropped, .timeout = 90)
 		umount(mnt);
 		rmdir(mnt);
 	}
+	unlink(feed);
+}
+
+/* Events memwatch cannot take in time are counted, not lost silently:
+ * memwatch stopped, its target forks more children than the ring buffer
+ * holds (256 KiB, 24 bytes an event), and its row says so. */
+Test(follow, ring_buffer_full__lost_events_counted_and_said, .timeout = 90)
+{
+	const char *targv[] = { TARGET("launch_target"), "0", NULL };
+	char pid[16], header[8192], row[8192], *line;
+	struct proc mw, t;
+	long long lost;
+
+	proc_spawn(&t, targv);
+	cr_assert(proc_line(&t, 10000), "target runs");
+	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
+	const char *opts[] = { "-p", pid, NULL };
+	start_memwatch(&mw, opts);
+	cr_assert(wait_row(t.pid, 20000, header, sizeof(header), row, sizeof(row)),
+		  "rows: %s", proc_stderr(&mw));
+	cr_expect_eq(csv_int(header, row, "lost_events"), 0, "nothing lost yet");
+	proc_kill(&mw, SIGSTOP);
+	proc_send(&t, "forks 15000\n");
+	line = proc_line(&t, 60000);
+	proc_kill(&mw, SIGCONT);
+	cr_assert(line, "forked");
+	cr_assert_eq(reply_int(line, "made"), 15000, "15000 children");
+	cr_assert(wait_row(t.pid, 10000, header, sizeof(header), row, sizeof(row)), "rows again");
+	lost = csv_int(header, row, "lost_events");
+	/* 8 bytes of header an event: 10922 fit, the rest is counted */
+	cr_expect_eq(lost, 15000 - MW_EVENTS_BYTES / (8 + (long long)sizeof(struct mw_event)),
+		     "every fork event the ring buffer could not hold is counted: %lld", lost);
+	for (double end = now_s() + 5; now_s() < end &&
+	     !strstr(proc_stderr(&mw), "events were lost"); )
+		usleep(50000);
+	cr_expect(strstr(proc_stderr(&mw), "library-load events were lost"), "and said: %s",
+		  proc_stderr(&mw));
+	proc_send(&t, "quit\n");
+	proc_wait(&t, 5000);
+	proc_kill(&mw, SIGTERM);
+	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0: %s", proc_stderr(&mw));
 	unlink(feed);
 }
 

@@ -10,6 +10,7 @@
  *   fork K   fork a child that waits 300 ms (a process found at fork is
  *            probed a few ms later), adds K elements to reg, reports its
  *            tally since the fork ("child pid=P reg=E bytes=B"), and exits
+ *   forks K  vfork K children that exit at once: "forks made=K"
  *   pairs N  time N malloc+free pairs here, then in a forked child
  *            (after 300 ms; the best of 5 rounds of 20,000 pairs):
  *            "pairs parent_ns=A child_ns=B" per pair
@@ -168,6 +169,17 @@ int main(int argc, char **argv)
 				child(k);
 			waitpid(pid, NULL, 0);
 			say("forked done\n");
+		} else if (sscanf(line, "forks %d", &k) == 1) {
+			int made = 0;
+
+			for (int i = 0; i < k; i++) {
+				pid_t pid = vfork();	/* a new process, ten times cheaper */
+
+				if (pid == 0)
+					_exit(0);
+				made += pid > 0 && waitpid(pid, NULL, 0) == pid;
+			}
+			say("forks made=%d\n", made);
 		} else if (sscanf(line, "pairs %d", &k) == 1) {
 			pairs(k);
 		} else if (!strncmp(line, "sleep", 5)) {

@@ -21,7 +21,8 @@
 #define FIXED_HEADER "timestamp,pid,heap_live_bytes,heap_live_allocations," \
 	"heap_alloc_calls,heap_alloc_bytes,heap_free_calls,heap_free_bytes," \
 	"heap_failed_calls,heap_untracked_frees,lost_table_full,lost_unpaired," \
-	"lost_scopes,lost_sites,lost_stacks,probes_single_stepped,lost_missed_probes,rss_bytes" \
+	"lost_scopes,lost_sites,lost_stacks,lost_events,probes_single_stepped,lost_missed_probes," \
+	"rss_bytes" \
 	",overhead_percent,heap_attached,heap_since" \
 	",glibc_arena_bytes,glibc_in_use_bytes,glibc_free_bytes,glibc_mmapped_bytes," \
 	"glibc_arenas,glibc_free_chunks,glibc_fastbin_chunks,glibc_fastbin_free_bytes," \

@@ -30,6 +30,7 @@ const struct mw_counter_field mw_counter_fields[] = {
 	{ MW_C_LOST_SCOPES, "lost_scopes", NULL, "scopes", NULL, NULL, false },
 	{ MW_C_LOST_SITES, "lost_sites", NULL, "sites", NULL, NULL, false },
 	{ MW_C_LOST_STACKS, "lost_stacks", NULL, "stacks", NULL, NULL, false },
+	{ MW_C_LOST_EVENTS, "lost_events", NULL, "events", NULL, NULL, false },
 	{ MW_F_STEPPED, "probes_single_stepped", "memwatch_probes_single_stepped", NULL, NULL,
 	  "Probes left on an instruction the kernel single-steps (about 45 times the cost of an emulated one).",
 	  false },
