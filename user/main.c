@@ -1085,6 +1085,14 @@ static int sample_watched(struct mw_session *s, struct mw_watched *w)
 	}
 	w->sampled = true;
 	estimate(s, w);
+	/* a held program whose library-load event was lost to a full ring
+	 * buffer waits stopped at its loader's hook: probe what it mapped
+	 * and let it go, as the event would have */
+	if (w->held && w->attached && w->last.c[MW_C_LOST_EVENTS] > w->lost_seen) {
+		w->lost_seen = w->last.c[MW_C_LOST_EVENTS];
+		if (loaded(s, w))
+			return -1;
+	}
 	if (w->glibc_pending) {
 		struct mw_maps maps;
 

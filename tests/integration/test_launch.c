@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
+#include "memwatch.h"
 
 /* each test its own feed: tests may run side by side */
 static char feed_path[64];
@@ -146,6 +147,32 @@ Test(launch, library_dlopened_later__probed_before_it_runs, .timeout = 60)
 	cr_expect_eq(col(&l, "plugin_elements"), 0, "nothing before the library");
 	proc_send(&l.mw, "load 40\n");
 	expect_plugin_counted(&l, 40);
+	cr_expect_eq(col(&l, "reg_elements"), 10, "the rest unchanged");
+	proc_send(&l.mw, "quit\n");
+	cr_expect_eq(proc_wait(&l.mw, 10000), 0, "exit 0 as the program");
+}
+
+/* The ring buffer full (memwatch stopped while the program forks 15,000
+ * children), the library-load event of a dlopen is lost with the rest:
+ * the program, held at its loader's hook, is still probed and let go
+ * within an interval, and the library's calls are counted exactly. */
+Test(launch, library_load_event_lost__still_probed_and_let_go, .timeout = 90)
+{
+	struct launched l;
+	char *line;
+
+	launch(&l, "10", "0", NULL);
+	settle(&l);
+	proc_kill(&l.mw, SIGSTOP);
+	proc_send(&l.mw, "forks 15000\n");
+	line = proc_line(&l.mw, 60000);
+	cr_assert(line && reply_int(line, "made") == 15000, "15000 children: [%s]", line ? line : "");
+	proc_send(&l.mw, "load 40\n");
+	usleep(300000);			/* it stops at its loader's hook, event lost */
+	proc_kill(&l.mw, SIGCONT);
+	expect_plugin_counted(&l, 40);
+	cr_expect_eq(col(&l, "lost_events"), 15000 + 1 - MW_EVENTS_BYTES / (8 + (long long)sizeof(struct mw_event)),
+		     "the fork events that did not fit, and the library-load event");
 	cr_expect_eq(col(&l, "reg_elements"), 10, "the rest unchanged");
 	proc_send(&l.mw, "quit\n");
 	cr_expect_eq(proc_wait(&l.mw, 10000), 0, "exit 0 as the program");

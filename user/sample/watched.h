@@ -34,6 +34,7 @@ struct mw_watched {
 	bool held;			/* it stops at execve and at its loader's
 					 * hook until memwatch has attached */
 	bool hooked;			/* its loader's hook is probed */
+	uint64_t lost_seen;		/* its lost_events already acted on */
 	uint64_t r_debug;		/* its loader's r_debug (mw_loader) */
 	uint32_t gen;			/* its attach generation (mw_loader) */
 	bool awaiting_loader;		/* a new image: probed once its loader
