@@ -242,6 +242,8 @@ static int load_bpf(struct mw_session *s)
 	s->skel->rodata->report_execs = s->follows;
 	s->skel->rodata->report_forks = true;	/* children to follow or to unprobe */
 	s->skel->rodata->report_moves = s->opts.ncgroups > 0;
+	/* a kernel without that tracepoint still runs memwatch without --cgroup */
+	bpf_program__set_autoload(s->skel->progs.target_moved, s->opts.ncgroups > 0);
 	attach__prepare(s->skel);
 	s->skel->rodata->have_structs = s->opts.nstructs > 0;
 	s->skel->rodata->want_sites = s->layout.sites;
@@ -626,6 +628,11 @@ static int begin_image(struct mw_session *s, struct mw_watched *w)
 	attach__destroy(&w->links);
 	forget_seen(w);
 	w->hooked = w->attached = w->awaiting_loader = false;
+	w->lost_seen = 0;		/* its counters restart below */
+	/* the old image's glibc: its addresses mean nothing in the new one */
+	glibcview__close(w->glibc);
+	w->glibc = NULL;
+	w->glibc_pending = false;
 	sites__free(&w->sites);		/* the old image's names and history */
 	w->gen++;
 	w->r_debug = 0;
@@ -701,15 +708,18 @@ static void warn_inexact(struct mw_watched *w)
 	uint64_t full = snap->c[MW_C_LOST_TABLE_FULL];
 	uint64_t other = fields__lost(snap) - full;
 
+	if (snap->c[MW_C_LOST_EVENTS] && !w->warned.lost_events) {
+		w->warned.lost_events = true;
+		mw_err("pid %d: %llu of its exec, fork or library-load events were lost (memwatch's ring buffer was full): a new image, child or library of it may be unprobed; see lost_events",
+		       (int)snap->pid, (unsigned long long)snap->c[MW_C_LOST_EVENTS]);
+	}
+	other -= snap->c[MW_C_LOST_EVENTS];
 	if (w->warned.inexact || (!full && !other))
 		return;
 	w->warned.inexact = true;
 	if (full)
 		mw_err("pid %d: the live-block table is full, %llu blocks not recorded; figures are no longer exact (raise --max-live-blocks)",
 		       (int)snap->pid, (unsigned long long)full);
-	else if (snap->c[MW_C_LOST_EVENTS])
-		mw_err("pid %d: %llu of its exec, fork or library-load events were lost (memwatch's ring buffer was full): a new image, child or library of it may be unprobed; see lost_events",
-		       (int)snap->pid, (unsigned long long)snap->c[MW_C_LOST_EVENTS]);
 	else
 		mw_err("pid %d: %llu probe events could not be paired or were skipped; figures are no longer exact (see the lost_* columns)",
 		       (int)snap->pid, (unsigned long long)other);
@@ -1087,8 +1097,10 @@ static int sample_watched(struct mw_session *s, struct mw_watched *w)
 	estimate(s, w);
 	/* a held program whose library-load event was lost to a full ring
 	 * buffer waits stopped at its loader's hook: probe what it mapped
-	 * and let it go, as the event would have */
-	if (w->held && w->attached && w->last.c[MW_C_LOST_EVENTS] > w->lost_seen) {
+	 * and let it go, as the event would have (an execve is seen by its
+	 * counter, after this row) */
+	if (w->held && (w->attached || w->awaiting_loader) && !w->last.c[MW_C_EXECS] &&
+	    w->last.c[MW_C_LOST_EVENTS] > w->lost_seen && target__stopped(&w->target)) {
 		w->lost_seen = w->last.c[MW_C_LOST_EVENTS];
 		if (loaded(s, w))
 			return -1;

@@ -152,6 +152,27 @@ Test(launch, library_dlopened_later__probed_before_it_runs, .timeout = 60)
 	cr_expect_eq(proc_wait(&l.mw, 10000), 0, "exit 0 as the program");
 }
 
+/* Whether process @pid is stopped (state T) within @timeout_ms. */
+static bool wait_stopped(pid_t pid, int timeout_ms)
+{
+	char path[64], stat[512], *paren;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (double end = now_s() + timeout_ms / 1000.0; now_s() < end; usleep(10000)) {
+		FILE *f = fopen(path, "r");
+		bool stopped;
+
+		if (!f)
+			return false;
+		stopped = fgets(stat, sizeof(stat), f) && (paren = strrchr(stat, ')')) &&
+			  paren[1] == ' ' && paren[2] == 'T';
+		fclose(f);
+		if (stopped)
+			return true;
+	}
+	return false;
+}
+
 /* The ring buffer full (memwatch stopped while the program forks 15,000
  * children), the library-load event of a dlopen is lost with the rest:
  * the program, held at its loader's hook, is still probed and let go
@@ -168,7 +189,7 @@ Test(launch, library_load_event_lost__still_probed_and_let_go, .timeout = 90)
 	line = proc_line(&l.mw, 60000);
 	cr_assert(line && reply_int(line, "made") == 15000, "15000 children: [%s]", line ? line : "");
 	proc_send(&l.mw, "load 40\n");
-	usleep(300000);			/* it stops at its loader's hook, event lost */
+	cr_assert(wait_stopped(l.pid, 10000), "it stops at its loader's hook, its event lost");
 	proc_kill(&l.mw, SIGCONT);
 	expect_plugin_counted(&l, 40);
 	cr_expect_eq(col(&l, "lost_events"), 15000 + 1 - MW_EVENTS_BYTES / (8 + (long long)sizeof(struct mw_event)),

@@ -291,6 +291,7 @@ Test(page, api_bad_queries__400_and_404_one_line, .timeout = 60)
 		"/api/history?pid=99999999999", "/api/history?pid=1&pid=2",
 		/* a pid given twice is malformed, even the watched one first */
 		"/api/history?pid=%d&pid=1", "/api/history?pid=%d&pid=%d", "/api/history?pid=%d&pid=",
+		"/api/history?PID=%d&pid=1",	/* keys match in any case, as the lookup's */
 	};
 	static char response[1 << 16];
 	char path[128];

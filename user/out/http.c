@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include "api.h"
 #include "expo.h"
@@ -145,7 +146,7 @@ static enum MHD_Result count_arg(void *cls, enum MHD_ValueKind kind, const char 
 
 	(void)kind;
 	(void)value;
-	ac->n += !strcmp(key, ac->key);
+	ac->n += !strcasecmp(key, ac->key);	/* as the lookup matches them */
 	return MHD_YES;
 }
 

@@ -128,6 +128,25 @@ uint64_t target__rss_bytes(const struct mw_target *t)
 	return n == 2 ? resident * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
+bool target__stopped(const struct mw_target *t)
+{
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');	/* the name may hold spaces and ')' */
+	return paren && paren[1] == ' ' && paren[2] == 'T';
+}
+
 bool target__has_exited(struct mw_target *t)
 {
 	struct pollfd p = { .fd = t->pidfd, .events = POLLIN };

@@ -38,5 +38,8 @@ void target__read_comm(struct mw_target *t);
 bool target__gone(pid_t pid);
 /* True once the process has exited (polls the pidfd). */
 bool target__has_exited(struct mw_target *t);
+/* True while the process is stopped (state T in /proc/PID/stat: a
+ * SIGSTOP, memwatch's own hold among them). */
+bool target__stopped(const struct mw_target *t);
 
 #endif
