@@ -190,7 +190,11 @@ static void drop_target(struct mw_session *s, struct mw_watched *w)
 {
 	__u32 tgid = (__u32)w->target.pid;
 
-	attach__destroy(&w->links);
+	/* a process that is gone fires no probe again: its links can wait */
+	if (w->target.exited)
+		attach__release(&w->links);
+	else
+		attach__destroy(&w->links);
 	if (s->skel) {
 		bpf_map__delete_elem(s->skel->maps.slots, &tgid, sizeof(tgid), 0);
 		sampler__reset(&s->sampler, &w->target, s->layout.nstructs);
@@ -1515,6 +1519,14 @@ static int start_program(struct mw_session *s)
 	return 0;
 }
 
+/* Every target's links closed, from the closers' threads at once. */
+static void destroy_links(struct mw_session *s)
+{
+	for (int i = 0; i < s->nwatched; i++)
+		attach__release(&s->watched[i].links);
+	attach__release_wait();
+}
+
 /* No more probes in any target, and the launched program is let go. */
 static void detach_all(struct mw_session *s)
 {
@@ -1526,8 +1538,12 @@ static void detach_all(struct mw_session *s)
 		w->held = false;
 		if (s->skel)
 			write_loader(s, w);
-		attach__destroy(&w->links);
-		if (w->launched && !w->target.exited)
+	}
+	destroy_links(s);
+	for (int i = 0; i < s->nwatched; i++) {
+		struct mw_watched *w = &s->watched[i];
+
+		if (w->in_use && w->launched && !w->target.exited)
 			kill(w->target.pid, SIGCONT);	/* if it was held */
 	}
 }
@@ -1554,8 +1570,7 @@ static int wait_program(struct mw_session *s)
 
 static void cleanup(struct mw_session *s)
 {
-	for (int i = 0; i < s->nwatched; i++)
-		attach__destroy(&s->watched[i].links);
+	destroy_links(s);
 	ring_buffer__free(s->events);
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->fork_link);

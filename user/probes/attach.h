@@ -55,6 +55,12 @@ int attach__table(struct memwatch_bpf *skel, struct mw_places *places, pid_t pid
 		  uint32_t slot, const struct mw_probe_table *tab,
 		  struct mw_links *links, bool floor);
 void attach__destroy(struct mw_links *links);
+/* The same in the background, for the links of a process that is gone
+ * (none of their probes can fire again): each link's release waits for
+ * the kernel, and a pool of threads shares those waits. */
+void attach__release(struct mw_links *links);
+/* Waits until every link attach__release took is closed (at exit). */
+void attach__release_wait(void);
 /* Detaches the links of @links that hold @what (MW_LINK_HEAP, or a
  * structure id): their probes leave the target at once. Returns how many
  * probes went. */
