@@ -63,7 +63,8 @@ TARGETS    += $(patsubst tests/targets/%.rs,$(BUILD)/targets/%,$(wildcard tests/
 	      $(BUILD)/targets/rust_dag_v0
 endif
 FIXTURES   := $(BUILD)/fixtures/pie $(BUILD)/fixtures/nopie \
-	      $(BUILD)/fixtures/libfix.so $(BUILD)/fixtures/stripped
+	      $(BUILD)/fixtures/libfix.so $(BUILD)/fixtures/stripped \
+	      $(BUILD)/fixtures/go $(BUILD)/fixtures/go_nodwarf
 
 ifeq ($(V),1)
 Q :=
@@ -152,6 +153,16 @@ $(BUILD)/targets/%: tests/targets/%.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -C opt-level=1 -g --edition 2021 $< -o $@
 
+# Go, built as releases are (go build: optimised, inlining on), with
+# Debian's golang-go; its cache under build/
+GO        ?= go
+GO_ENV    := HOME=$(abspath $(BUILD))/go GOCACHE=$(abspath $(BUILD))/go/cache \
+	     GOPATH=$(abspath $(BUILD))/go GO111MODULE=off GOFLAGS=
+TARGETS   += $(BUILD)/targets/go_reg $(BUILD)/targets/go_cgo
+$(BUILD)/targets/%: tests/targets/%.go | $(BUILD)/targets
+	$(call msg,GO,$@)
+	$(Q)$(GO_ENV) $(GO) build -o $@ $<
+
 # structures in a release build: tail calls, clones, cold and split parts
 $(BUILD)/targets/optimized: tests/targets/optimized.c tests/targets/say.h | $(BUILD)/targets
 	$(call msg,CC,$@)
@@ -232,6 +243,11 @@ $(BUILD)/fixtures/nopie: tests/fixtures/elf_fixture.c | $(BUILD)/fixtures
 	$(Q)$(CC) -O1 -g -fno-PIE -no-pie $< -o $@
 $(BUILD)/fixtures/libfix.so: tests/fixtures/elf_fixture.c | $(BUILD)/fixtures
 	$(Q)$(CC) -O1 -g -fPIC -shared -DFIXTURE_LIB $< -o $@
+# a Go program (golang.c), with its DWARF and without (-ldflags=-w)
+$(BUILD)/fixtures/go: tests/fixtures/go_fixture.go | $(BUILD)/fixtures
+	$(Q)$(GO_ENV) $(GO) build -o $@ $<
+$(BUILD)/fixtures/go_nodwarf: tests/fixtures/go_fixture.go | $(BUILD)/fixtures
+	$(Q)$(GO_ENV) $(GO) build -ldflags=-w -o $@ $<
 $(BUILD)/fixtures/stripped: $(BUILD)/fixtures/pie
 	$(Q)objcopy --only-keep-debug $< $@.debug
 	$(Q)objcopy --strip-all $< $@

@@ -229,6 +229,37 @@ static __always_inline __u64 entry_sp(struct pt_regs *ctx, const struct mw_place
 	return PT_REGS_SP(ctx) + (pl ? (__s64)pl->sp_off : 0);
 }
 
+/*
+ * Whether the jcc a probe sits on jumps, by the flags its compare left:
+ * @cc is its condition code (the low nibble of its opcode), as x86 reads
+ * it: o, b, e, be, s, p, l, le, each odd code its negation.
+ */
+static __always_inline bool jcc_taken(__u64 fl, __u32 cc)
+{
+	bool cf = fl & 1, pf = fl >> 2 & 1, zf = fl >> 6 & 1, sf = fl >> 7 & 1,
+	     of = fl >> 11 & 1, t;
+
+	switch (cc >> 1) {
+	case 0:	t = of; break;
+	case 1:	t = cf; break;
+	case 2:	t = zf; break;
+	case 3:	t = cf || zf; break;
+	case 4:	t = sf; break;
+	case 5:	t = pf; break;
+	case 6:	t = sf != of; break;
+	default: t = zf || sf != of; break;
+	}
+	return cc & 1 ? !t : t;
+}
+
+/* A probe on a Go prologue's stack check whose jump to runtime.morestack
+ * is taken: the function restarts from its first instruction once its
+ * stack has grown, and this hit is not a call of its own. */
+static __always_inline bool restarting(struct pt_regs *ctx, const struct mw_place *pl)
+{
+	return pl && pl->guard && jcc_taken(ctx->flags, pl->guard - 1u);
+}
+
 /* Integer argument @n (1-6) as the function was called with it. */
 static __always_inline __u64 entry_arg(struct pt_regs *ctx, const struct mw_place *pl, int n)
 {
@@ -966,7 +997,7 @@ int struct_enter(struct pt_regs *ctx)
 	struct mw_struct_stats *ss = struct_hit(cookie, entry_hit(cookie));
 	struct mw_thread *t;
 
-	if (split_call(ctx, pl, cookie, sp))
+	if (restarting(ctx, pl) || split_call(ctx, pl, cookie, sp))
 		return 0;
 	if (want_sites && !(cookie & MW_SF_REMOVE))
 		count_insert_site(slot, MW_SF_ID(cookie), sp);
@@ -1016,9 +1047,14 @@ int struct_exit(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 slot = MW_COOKIE_SLOT(cookie);
 	__u64 sp = PT_REGS_SP(ctx);
-	struct mw_thread *t = thread(false);
+	struct mw_thread *t;
 
 	struct_hit(cookie, entry_hit(cookie));
+	if (cookie & MW_SF_DIRECT) {	/* Go: no scope to pair with */
+		struct_apply(slot, cookie, as_count(PT_REGS_RC(ctx)));
+		return 0;
+	}
+	t = thread(false);
 	if (!t || !t->nscopes)
 		return 0;
 	prune_scopes(t, sp, slot);	/* calls below this frame are over */

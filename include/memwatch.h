@@ -99,7 +99,12 @@ enum mw_reg {
 struct mw_place {
 	__s32 sp_off;		/* the entry's stack pointer = sp + sp_off */
 	__u8 arg[MW_NARGS];	/* enum mw_reg holding argument n + 1 now */
-	__u16 pad;
+	/* Go: the probe is on the jcc of the prologue's stack check, and
+	 * this is 1 + its condition code (the low nibble of its opcode).
+	 * When the jump is taken, runtime.morestack grows the stack and
+	 * restarts the function: that hit is not a call. 0: no guard. */
+	__u8 guard;
+	__u8 pad;
 	/* MW_SF_HEAD: the function's code is [ip - fn_back, + fn_len) */
 	__u32 fn_back;
 	__u32 fn_len;
@@ -138,6 +143,14 @@ enum mw_delta {
  */
 #define MW_SF_HEAD		(1ull << 27)
 #define MW_SF_PART		(1ull << 28)
+/*
+ * Go code: a goroutine moves between threads and its stack is copied when
+ * it grows, so neither a thread's scope nor a stack slot pairs a call's
+ * entry with its return. Go's functions open no scope: a --delta ret is
+ * read by probes on the return instructions, which apply the value in
+ * RAX (the first result, by Go's register ABI) at once.
+ */
+#define MW_SF_DIRECT		(1ull << 29)
 
 /* Per-target counters, one per-CPU array element per target slot. */
 enum mw_counter {
@@ -281,7 +294,7 @@ _Static_assert(MW_MAX_STRUCTS < (1 << 16), "a cookie and a block have 16 bits of
 _Static_assert(MW_OP__COUNT <= 0xff, "an allocator cookie has 8 bits of op");
 _Static_assert(MW_DELTA_ARG1 + 5 <= 0xff, "a structure cookie has 8 bits of delta rule");
 _Static_assert(MW_SF_REMOVE >= (1ull << (MW_SF_DELTA_SHIFT + 8)), "structure flags above the delta rule");
-_Static_assert(MW_ALLOC_NORESERVE < MW_COOKIE_STEPPED && MW_SF_PART < MW_COOKIE_STEPPED &&
+_Static_assert(MW_ALLOC_NORESERVE < MW_COOKIE_STEPPED && MW_SF_DIRECT < MW_COOKIE_STEPPED &&
 	       MW_COOKIE_STEPPED < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
 _Static_assert(MW_C_HITS + MW_HIT_STEPPED == MW_C_HITS_STEPPED &&
 	       MW_C_HITS + MW_HIT_RETURN == MW_C_HITS_RETURN, "hit counters in enum mw_hit's order");

@@ -452,7 +452,7 @@ static int add_loader_hook(struct mw_session *s, struct mw_watched *w,
 	err = write_loader(s, w);
 	if (!err)
 		err = probes__add(tab, li->obj->path, li->hook_offset, 0, 0, MW_PROG_LOADER,
-				  false, "_dl_debug_state");
+				  false, NULL, "_dl_debug_state");
 	if (err < 0) {
 		mw_err("cannot probe pid %d's dynamic loader: %s", (int)w->target.pid, strerror(-err));
 		return -1;

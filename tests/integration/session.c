@@ -99,6 +99,23 @@ void session_expect_tally(struct session *s, const char *reply)
 			     lost[i], s->program, reply);
 }
 
+void session_untraced(const char *const targv[], char *reply, size_t len)
+{
+	struct proc p;
+	char *line;
+
+	proc_spawn(&p, targv);
+	line = proc_line(&p, 10000);
+	cr_assert(line && !strncmp(line, "ready", 5), "%s starts untraced", targv[0]);
+	proc_send(&p, "run\n");
+	line = proc_line(&p, 60000);
+	cr_assert(line, "%s runs untraced", targv[0]);
+	snprintf(reply, len, "%s", line);
+	proc_send(&p, "quit\n");
+	cr_assert_eq(proc_wait(&p, 20000), 0, "%s exits 0 untraced", targv[0]);
+	cr_assert_str_empty(proc_stderr(&p), "%s says nothing on stderr untraced", targv[0]);
+}
+
 void session_stop(struct session *s)
 {
 	proc_kill(&s->mw, SIGTERM);

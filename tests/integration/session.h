@@ -37,6 +37,10 @@ long long session_int(struct session *s, const char *column);
  * @reply ("live_bytes=B live_allocations=N failed=F untracked=U"), and no
  * event lost: unpaired, table full, missed probes all 0. */
 void session_expect_tally(struct session *s, const char *reply);
+/* Runs @targv with nobody watching: sends "run", copies its reply into
+ * @reply, sends "quit"; it must exit 0 and say nothing on stderr. What a
+ * traced run must reply too. */
+void session_untraced(const char *const targv[], char *reply, size_t len);
 /* Stops both processes (SIGTERM to memwatch, quit to the target). */
 void session_stop(struct session *s);
 

@@ -37,25 +37,6 @@ static const struct target rust = {
 
 enum mode { HEAP, NO_HEAP, RET };
 
-/* The target's reply to "run" with nobody watching; it must exit 0 and
- * say nothing on stderr. */
-static void untraced(const char *const argv[], char *ran, size_t len)
-{
-	struct proc p;
-	char *line;
-
-	proc_spawn(&p, argv);
-	line = proc_line(&p, 10000);
-	cr_assert(line && !strncmp(line, "ready", 5), "%s starts untraced", argv[0]);
-	proc_send(&p, "run\n");
-	line = proc_line(&p, 60000);
-	cr_assert(line, "%s runs untraced", argv[0]);
-	snprintf(ran, len, "%s", line);
-	proc_send(&p, "quit\n");
-	cr_assert_eq(proc_wait(&p, 20000), 0, "%s exits 0 untraced", argv[0]);
-	cr_assert_str_empty(proc_stderr(&p), "%s says nothing on stderr untraced", argv[0]);
-}
-
 static void skip_unless_built(const char *path)
 {
 	if (access(path, X_OK))
@@ -120,7 +101,7 @@ static void watch(const struct target *t, enum mode mode)
 	int n = 0;
 
 	skip_unless_built(t->argv[0]);
-	untraced(t->argv, ran, sizeof(ran));
+	session_untraced(t->argv, ran, sizeof(ran));
 	if (mode == NO_HEAP)
 		extra[n++] = "--no-heap";
 	const char *rest[] = {
@@ -203,7 +184,7 @@ static void failing_new(const char *const argv[], const char *warning)
 	char ran[512], *reply;
 	struct session s;
 
-	untraced(argv, ran, sizeof(ran));
+	session_untraced(argv, ran, sizeof(ran));
 	session_start_target(&s, argv, extra);
 	reply = session_command(&s, "run\n");
 	expect_untouched(ran, reply);

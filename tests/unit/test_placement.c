@@ -400,3 +400,118 @@ Test(placement, ret__is_not_emulated)
 
 	expect_stepped(&p, MW_STEP_INSN, "the kernel single-steps ret: moving onto it gains nothing");
 }
+
+/* ------------------------------------------------------ Go's stack check */
+
+static const struct mw_abi go_abi = {
+	{ MW_REG_AX, MW_REG_BX, MW_REG_CX, MW_REG_DI, MW_REG_SI, MW_REG_R8 }, true,
+};
+
+static struct mw_placement find_go(const uint8_t *code, size_t size, uint8_t args)
+{
+	struct mw_needs needs = { .args = args, .abi = &go_abi };
+	struct mw_placement p;
+
+	placement__find(code, size, &needs, &p);
+	return p;
+}
+
+/*
+ * As go build (Go 1.19) makes main.regRemove: lea -0x28(%rsp),%r12; cmp
+ * 0x10(%r14),%r12; jbe stub; the body; the stub: spill, call
+ * runtime.morestack_noctxt, reload, jmp to the first instruction.
+ */
+Test(placement, go_stack_check__probe_on_its_jcc_with_a_guard)
+{
+	static const uint8_t code[] = {
+		0x4c, 0x8d, 0x64, 0x24, 0xd8,			/* 0: lea -0x28(%rsp),%r12 */
+		0x4d, 0x3b, 0x66, 0x10,				/* 5: cmp 0x10(%r14),%r12 */
+		0x0f, 0x86, 0x0f, 0x00, 0x00, 0x00,		/* 9: jbe 30 */
+		0x48, 0x81, 0xec, 0xa8, 0x00, 0x00, 0x00,	/* 15: sub $0xa8,%rsp */
+		0x48, 0x81, 0xc4, 0xa8, 0x00, 0x00, 0x00,	/* 22: add $0xa8,%rsp */
+		0xc3,						/* 29: ret */
+		0x48, 0x89, 0x44, 0x24, 0x08,			/* 30: mov %rax,0x8(%rsp) */
+		0x90,						/* 35: nop */
+		0xe8, 0x00, 0x00, 0x00, 0x00,			/* 36: call (morestack) */
+		0x48, 0x8b, 0x44, 0x24, 0x08,			/* 41: mov 0x8(%rsp),%rax */
+		0xe9, 0xcd, 0xff, 0xff, 0xff,			/* 46: jmp 0 */
+	};
+	struct mw_placement p = find_go(code, sizeof(code), ARG(3));
+
+	cr_expect_eq(p.shift, 9, "on the jbe, got +%llu", (unsigned long long)p.shift);
+	cr_expect_not(p.stepped, "a jcc is emulated");
+	cr_expect_eq(p.place.guard, 1 + 6, "the guard is jbe's condition (6), plus one");
+	cr_expect_eq(p.place.arg[2], MW_REG_CX, "argument 3 is where Go's ABI put it: rcx");
+	cr_expect_eq(p.place.sp_off, 0, "the stack pointer has not moved");
+
+	/* the same code as C's: the check is not looked for */
+	p = find(code, sizeof(code), ARG(1), false);
+	cr_expect_eq(p.place.guard, 0, "no guard outside Go code");
+}
+
+Test(placement, go_small_frame_check__short_jbe)
+{
+	/* main.descend: cmp 0x10(%r14),%rsp; jbe stub (short); push %rbp */
+	static const uint8_t code[] = {
+		0x49, 0x3b, 0x66, 0x10,		/* 0: cmp 0x10(%r14),%rsp */
+		0x76, 0x03,			/* 4: jbe 9 */
+		0x55,				/* 6: push %rbp */
+		0x5d,				/* 7: pop %rbp */
+		0xc3,				/* 8: ret */
+		0xe8, 0x00, 0x00, 0x00, 0x00,	/* 9: call (morestack) */
+		0xeb, 0xf0,			/* 14: jmp 0 */
+	};
+	struct mw_placement p = find_go(code, sizeof(code), ARG(1));
+
+	cr_expect_eq(p.shift, 4, "on the short jbe, got +%llu", (unsigned long long)p.shift);
+	cr_expect_eq(p.place.guard, 1 + 6, "jbe's condition");
+	cr_expect_eq(p.place.arg[0], MW_REG_AX, "argument 1 in rax");
+}
+
+Test(placement, go_jcc_that_does_not_restart__no_guard)
+{
+	/* a compare at 16(%r14) whose branch goes to a plain return: not a
+	 * stack check, so the entry (emulated push) stays */
+	static const uint8_t code[] = {
+		0x49, 0x3b, 0x66, 0x10,		/* 0: cmp 0x10(%r14),%rsp */
+		0x76, 0x01,			/* 4: jbe 7 */
+		0x90,				/* 6: nop */
+		0xc3,				/* 7: ret */
+	};
+	struct mw_placement p = find_go(code, sizeof(code), ARG(1));
+
+	cr_expect_eq(p.place.guard, 0, "no guard without a jump back to the start");
+	cr_expect_eq(p.shift, 4, "the usual placement: the first emulated instruction");
+}
+
+Test(placement, go_leaf_without_check__entry_in_go_registers)
+{
+	/* main.bump: inc %rax; ret (a leaf: no stack check) */
+	static const uint8_t code[] = { 0x48, 0xff, 0xc0, 0xc3 };
+	struct mw_placement p = find_go(code, sizeof(code), ARG(1));
+
+	cr_expect_eq(p.shift, 0, "stays at the entry");
+	cr_expect(p.stepped, "single-stepped: inc overwrites the argument");
+	cr_expect_eq(p.place.guard, 0, "no guard");
+	cr_expect_eq(p.place.arg[0], MW_REG_AX, "argument 1 is Go's rax, not System V's rdi");
+}
+
+Test(placement, go_argument_overwritten_before_the_check__lost)
+{
+	/* mov %rsp,%rax (writes argument 1) before the check */
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xe0,		/* 0: mov %rsp,%rax */
+		0x49, 0x3b, 0x66, 0x10,		/* 3: cmp 0x10(%r14),%rsp */
+		0x76, 0x02,			/* 7: jbe 11 */
+		0x90,				/* 9: nop */
+		0xc3,				/* 10: ret */
+		0xe8, 0x00, 0x00, 0x00, 0x00,	/* 11: call */
+		0xeb, 0xee,			/* 16: jmp 0 */
+	};
+	struct mw_placement p = find_go(code, sizeof(code), ARG(1));
+	char why[256];
+
+	cr_expect_eq(p.why, MW_STEP_LOST, "the argument cannot be read past the check");
+	cr_expect(strstr(placement__why(&p, why, sizeof(why)), "before its stack check"),
+		  "and it says so: %s", why);
+}

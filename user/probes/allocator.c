@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "allocator.h"
+#include "golang.h"
 #include "procmaps.h"
 #include "log.h"
 #include "memwatch.h"
@@ -216,7 +217,7 @@ static int add_points(const struct mw_object *o, const struct family *fam,
 		/* a throwing one is a session: see memwatch.bpf.c */
 		r = probes__add(tab, o->path, s->offset, s->size, cookie_of(&pts[i], fam),
 				throws(&pts[i]) ? MW_PROG_ALLOC_SESSION : MW_PROG_ALLOC,
-				return_probe(&pts[i]), name);
+				return_probe(&pts[i]), NULL, name);
 		if (r < 0)
 			return r;
 		added += r;
@@ -363,6 +364,20 @@ bool allocator__valid_choice(const char *choice)
 	return false;
 }
 
+/* A Go program's heap is Go's own (new, make, append, its collector),
+ * not malloc's: said once at attach, with what heap mode sees there. */
+static bool say_go(const struct mw_target *t, const struct mw_objects *objs, bool has_malloc)
+{
+	char version[32];
+
+	if (!objs->n || !golang__version(objs->v[0].elf, version, sizeof(version)))
+		return false;
+	mw_err("pid %d is a Go program (%s): heap figures count malloc's blocks only, %s; Go's own heap (new, make, append: its collector's) is not malloc's and is not seen",
+	       (int)t->pid, version,
+	       has_malloc ? "those of cgo and C libraries" : "and it maps no malloc (no cgo): they stay 0");
+	return true;
+}
+
 int allocator__resolve(const struct mw_target *t, const struct mw_objects *objs,
 		       const char *choice, struct mw_probe_table *tab)
 {
@@ -372,9 +387,11 @@ int allocator__resolve(const struct mw_target *t, const struct mw_objects *objs,
 	char what[2 * PATH_MAX + 128];
 	int n, m;
 
+	main_obj = malloc_binder(t, objs);
+	if (say_go(t, objs, main_obj != NULL) && !main_obj && !strcmp(choice, "auto"))
+		return 0;
 	if (strcmp(choice, "auto"))
 		return resolve_choice(t, objs, choice, tab);
-	main_obj = malloc_binder(t, objs);
 	if (!main_obj) {
 		mw_err("pid %d: no object it maps defines malloc; give --allocator PATH, or --no-heap",
 		       (int)t->pid);

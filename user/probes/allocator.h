@@ -14,7 +14,9 @@
 /* Adds the allocator probes for @t. @choice is "auto", a family name
  * (glibc, jemalloc, tcmalloc, mimalloc) or the path of a mapped object.
  * Returns how many probes were added (> 0), or -1 after one message. On
- * success one line on stderr says what was found. */
+ * success one line on stderr says what was found. A Go program is said
+ * to be one (its heap is not malloc's); one that maps no malloc (no cgo)
+ * gets no probes: 0. */
 int allocator__resolve(const struct mw_target *t, const struct mw_objects *objs,
 		       const char *choice, struct mw_probe_table *tab);
 

@@ -123,12 +123,15 @@ static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 	return NULL;
 }
 
+/* System V's argument registers, as a place holds them */
+static const __u8 sysv_args[MW_NARGS] = {
+	MW_REG_DI, MW_REG_SI, MW_REG_DX, MW_REG_CX, MW_REG_R8, MW_REG_R9,
+};
+
 static bool is_entry_state(const struct mw_place *pl)
 {
-	for (int a = 0; a < MW_NARGS; a++)
-		if (pl->arg[a] != a)
-			return false;
-	return pl->sp_off == 0 && pl->fn_len == 0;
+	return !memcmp(pl->arg, sysv_args, sizeof(sysv_args)) && pl->sp_off == 0 &&
+	       pl->fn_len == 0 && pl->guard == 0;
 }
 
 /* The places map index of @pl, added to the map if new; -1 when full. */
@@ -154,9 +157,11 @@ static int place_index(struct memwatch_bpf *skel, struct mw_places *pls,
 
 /* The offset and cookie @p attaches with: at its placement, with the
  * index of the entry state there; at the entry if the map is full (a
- * moved probe's entry is single-stepped: counted in @l). */
-static void placed(struct memwatch_bpf *skel, struct mw_places *pls,
-		   const struct mw_probe *p, struct mw_links *l, __u64 *offset, __u64 *cookie)
+ * moved probe's entry is single-stepped: counted in @l). Go code has no
+ * such fallback (its entry may run twice a call, its arguments are not
+ * System V's): -1 after a message. */
+static int placed(struct memwatch_bpf *skel, struct mw_places *pls,
+		  const struct mw_probe *p, struct mw_links *l, __u64 *offset, __u64 *cookie)
 {
 	struct mw_place pl = p->at.place;
 	int i;
@@ -166,12 +171,16 @@ static void placed(struct memwatch_bpf *skel, struct mw_places *pls,
 		pl.fn_back = (__u32)p->at.shift;
 		pl.fn_len = (__u32)p->size;
 	}
-	i = p->at.shift || pl.fn_len ? place_index(skel, pls, &pl) : 0;
+	i = place_index(skel, pls, &pl);
 
 	*offset = p->offset;
 	*cookie = p->cookie | (p->at.stepped ? MW_COOKIE_STEPPED : 0);
 	if (i > 0) {
 		*cookie = MW_COOKIE_WITH_PLACE(*cookie, (__u64)i);
+	} else if (i < 0 && (pl.guard || memcmp(pl.arg, sysv_args, sizeof(sysv_args)))) {
+		mw_err("more than %d distinct probe placements: %s cannot be probed",
+		       MW_MAX_PLACES - 1, p->what);
+		return -1;
 	} else if (i < 0 && p->at.shift) {
 		*offset = p->offset - p->at.shift;
 		*cookie |= MW_COOKIE_STEPPED;
@@ -181,6 +190,7 @@ static void placed(struct memwatch_bpf *skel, struct mw_places *pls,
 			       MW_MAX_PLACES - 1);
 		pls->warned_full = true;
 	}
+	return 0;
 }
 
 /* What the links of @prog's probes with @cookie hold (MW_LINK_*, or a
@@ -235,7 +245,8 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 		if (p->prog != prog || (ret && !p->retprobe) || strcmp(p->path, path) ||
 		    what_of(p->prog, p->cookie) != what)
 			continue;
-		placed(skel, pls, p, l, &offsets[cnt], &cookies[cnt]);
+		if (placed(skel, pls, p, l, &offsets[cnt], &cookies[cnt]))
+			goto out;
 		cookies[cnt] = MW_COOKIE_WITH_SLOT(cookies[cnt], slot);
 		cnt++;
 	}

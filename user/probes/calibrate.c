@@ -255,7 +255,7 @@ static int add_probe(struct mw_probe_table *tab, uintptr_t (*fn)(uintptr_t), uin
 	dl_iterate_phdr(find_in_exe, &f);
 	if (!f.found)
 		return -ENOENT;
-	return probes__add(tab, MW_CALIB_SELF, f.offset, 16, cookie, prog, ret, what) < 0 ?
+	return probes__add(tab, MW_CALIB_SELF, f.offset, 16, cookie, prog, ret, NULL, what) < 0 ?
 	       -ENOMEM : 0;
 }
 

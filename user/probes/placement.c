@@ -293,11 +293,12 @@ static bool lands_in(csh h, const cs_insn *insn, size_t n, uint64_t shift)
 	return false;
 }
 
-void placement__entry(struct mw_placement *out, bool stepped, enum mw_step_why why)
+void placement__entry(struct mw_placement *out, const struct mw_abi *abi, bool stepped,
+		      enum mw_step_why why)
 {
 	memset(out, 0, sizeof(*out));
 	for (int a = 0; a < MW_NARGS; a++)
-		out->place.arg[a] = (uint8_t)a;
+		out->place.arg[a] = abi ? abi->arg[a] : (uint8_t)a;
 	out->stepped = stepped;
 	out->why = stepped ? why : MW_STEP_NO;
 }
@@ -308,24 +309,149 @@ static void describe(struct mw_placement *out, const cs_insn *in)
 		 in->op_str[0] ? " " : "", in->op_str);
 }
 
+/* ------------------------------------------------------ Go's stack check */
+
+#define MW_GO_STACKGUARD	16	/* g.stackguard0, after g.stack */
+#define MW_GO_CHECK_INSNS	6	/* the check is among the first */
+#define MW_GO_STUB_INSNS	32	/* the morestack stub: spills, call, reloads */
+
+/* The condition code of the jcc at @c (the low nibble of its opcode). */
+static uint8_t jcc_cond(const uint8_t *c)
+{
+	return (uint8_t)((c[0] == 0x0f ? c[1] : c[0]) & 0xf);
+}
+
+/* A conditional jump to @in's code: its target, or -1. */
+static int64_t jcc_target(csh h, const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (!cs_insn_group(h, in, CS_GRP_JUMP) || in->id == X86_INS_JMP ||
+	    x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+		return -1;
+	return x->operands[0].imm;
+}
+
+/* The stub at @target calls something (runtime.morestack) and jumps back
+ * to the function's first instruction. */
+static bool restarts(csh h, const cs_insn *insn, size_t n, int64_t target)
+{
+	bool called = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if ((int64_t)insn[i].address != target)
+			continue;
+		for (size_t k = i; k < n && k < i + MW_GO_STUB_INSNS; k++) {
+			const cs_x86 *x = &insn[k].detail->x86;
+
+			if (insn[k].id == X86_INS_CALL)
+				called = true;
+			else if (insn[k].id == X86_INS_JMP)
+				return called && x->op_count == 1 &&
+				       x->operands[0].type == X86_OP_IMM && x->operands[0].imm == 0;
+			else if (cs_insn_group(h, &insn[k], CS_GRP_RET))
+				return false;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* A compare with the goroutine's stack guard: a memory operand at
+ * MW_GO_STACKGUARD from g's register (r14 under the register ABI). */
+static bool compares_guard(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (in->id != X86_INS_CMP)
+		return false;
+	for (int k = 0; k < x->op_count; k++) {
+		const cs_x86_op *op = &x->operands[k];
+
+		if (op->type == X86_OP_MEM && op->mem.disp == MW_GO_STACKGUARD &&
+		    op->mem.index == X86_REG_INVALID && op->mem.base != X86_REG_RIP &&
+		    op->mem.base != X86_REG_INVALID)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Go's prologue compares the stack pointer (or sp less the frame, in r12)
+ * with g.stackguard0 and, when the stack must grow (or the scheduler asks
+ * for the goroutine), jumps to a stub that calls runtime.morestack and
+ * jumps back to the first instruction: an entry probe would see such a
+ * call twice. The probe goes on that jcc (emulated) instead, with its
+ * condition as the guard: the BPF program counts the hit only when the
+ * jump will not be taken. Returns true if the function has the check.
+ */
+static bool go_stack_check(csh h, const uint8_t *code, const cs_insn *insn, size_t n,
+			   const struct mw_needs *needs, struct state *st,
+			   struct mw_placement *out)
+{
+	for (size_t i = 0; i + 1 < n && i < MW_GO_CHECK_INSNS; i++) {
+		const cs_insn *jcc = &insn[i + 1];
+		int64_t target;
+
+		if (!compares_guard(&insn[i]))
+			continue;
+		target = jcc_target(h, jcc);
+		if (target <= (int64_t)jcc->address || !restarts(h, insn, n, target) ||
+		    !placement__emulated(code + jcc->address, jcc->size))
+			return false;
+		out->shift = jcc->address;
+		out->place.guard = (uint8_t)(1 + jcc_cond(code + jcc->address));
+		/* what runs before it: the compare, and r12 = sp - frame */
+		for (size_t k = 0; k <= i; k++) {
+			if (cs_insn_group(h, &insn[k], CS_GRP_JUMP))
+				continue;	/* a huge frame's underflow check */
+			if (step(h, &insn[k], needs, st) != MW_STEP_NO) {
+				describe(out, &insn[k]);
+				out->stepped = false;
+				out->why = MW_STEP_LOST;	/* not to be probed */
+				return true;
+			}
+		}
+		out->place.sp_off = (int32_t)st->sp_off;
+		for (int a = 0; a < MW_NARGS; a++)
+			if (needs->args & (1u << a))
+				out->place.arg[a] = (uint8_t)__builtin_ctz(st->loc[a]);
+		out->stepped = false;
+		out->why = MW_STEP_NO;
+		return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------ placement */
+
 void placement__find(const uint8_t *code, size_t size, const struct mw_needs *needs,
 		     struct mw_placement *out)
 {
 	struct state st = { .sp_off = 0 };
 	enum mw_step_why why = MW_STEP_FAR;
 	size_t n = 0, i, to = 0;	/* to: the emulated instruction reached */
+	bool go = needs->abi && needs->abi->go;
 	cs_insn *insn = NULL;
 	csh h;
 
-	placement__entry(out, !placement__emulated(code, size), MW_STEP_UNDECODED);
-	if (!out->stepped || !size || size > MW_MAX_FUNC_BYTES ||
+	placement__entry(out, needs->abi, !placement__emulated(code, size), MW_STEP_UNDECODED);
+	if ((!out->stepped && !go) || !size || size > MW_MAX_FUNC_BYTES ||
 	    cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
 		return;
 	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
 	n = cs_disasm(h, code, size, 0, 0, &insn);
 	for (int a = 0; a < MW_NARGS; a++)
-		st.loc[a] = (uint16_t)(1u << a);
-	for (i = 0; i < n && i < MW_MAX_SKIP_INSNS && insn[i].address < MW_MAX_SKIP_BYTES; i++) {
+		st.loc[a] = (uint16_t)(1u << out->place.arg[a]);
+	if (go && go_stack_check(h, code, insn, n, needs, &st, out)) {
+		if (n)
+			cs_free(insn, n);
+		cs_close(&h);
+		return;
+	}
+	/* Go code without a check whose entry is emulated stays there */
+	for (i = out->stepped ? 0 : n;
+	     i < n && i < MW_MAX_SKIP_INSNS && insn[i].address < MW_MAX_SKIP_BYTES; i++) {
 		if (placement__emulated(code + insn[i].address, size - insn[i].address)) {
 			to = insn[i].address;
 			break;
@@ -386,6 +512,9 @@ const char *placement__why(const struct mw_placement *p, char *buf, size_t len)
 		break;
 	case MW_STEP_UNDECODED:
 		snprintf(buf, len, "its code could not be read or decoded");
+		break;
+	case MW_STEP_LOST:
+		snprintf(buf, len, "'%s', before its stack check, overwrites an argument memwatch reads", p->insn);
 		break;
 	}
 	return buf;
@@ -468,7 +597,7 @@ void placement__find_file(const char *path, uint64_t offset, uint64_t size,
 	if (size && size <= MW_MAX_FUNC_BYTES)
 		code = read_code(path, offset, size);
 	if (!code) {
-		placement__entry(out, true, MW_STEP_UNDECODED);	/* unknown: say so */
+		placement__entry(out, needs->abi, true, MW_STEP_UNDECODED);	/* unknown: say so */
 		return;
 	}
 	placement__find(code, size, needs, out);

@@ -15,12 +15,22 @@
 #include <stdint.h>
 #include "memwatch.h"
 
+/* Where a function's integer arguments are at its entry: System V's
+ * registers for C, C++ and Rust; Go's own (golang.h) for Go code. */
+struct mw_abi {
+	uint8_t arg[MW_NARGS];	/* enum mw_reg holding argument n + 1 */
+	bool go;		/* Go code: its prologue's stack check may call
+				 * runtime.morestack, which copies the stack and
+				 * restarts the function at its first instruction */
+};
+
 /* What a probe's BPF program reads at the entry of its function. */
 struct mw_needs {
 	uint8_t args;		/* bit n: integer argument n + 1 */
 	bool pinned;		/* it has a return probe: the kernel takes the
 				 * return address from [rsp] when it hits, so
 				 * the stack pointer must not have moved */
+	const struct mw_abi *abi;	/* NULL: System V's */
 };
 
 /* Why a probe stays on an instruction the kernel single-steps. */
@@ -36,6 +46,9 @@ enum mw_step_why {
 	MW_STEP_FAR,		/* no emulated instruction near the entry */
 	MW_STEP_LANDS,		/* a branch lands in the code that would be skipped */
 	MW_STEP_UNDECODED,	/* the code could not be read or decoded */
+	MW_STEP_LOST,		/* Go: an argument read is overwritten before
+				 * the stack check, so no probe can see it
+				 * (with stepped false: not to be probed) */
 };
 
 struct mw_placement {
@@ -52,6 +65,8 @@ struct mw_placement {
  * emulated one reached by straight-line code that keeps the entry's state
  * recoverable for @needs (placement.c says how), when no branch of the
  * function lands in between. Otherwise at the entry, single-stepped.
+ * Go code with a stack check is probed on the check's jcc, with a guard
+ * (memwatch.h): a call is then seen once, however often it restarts.
  */
 void placement__find(const uint8_t *code, size_t size, const struct mw_needs *needs,
 		     struct mw_placement *out);
@@ -59,8 +74,10 @@ void placement__find(const uint8_t *code, size_t size, const struct mw_needs *ne
  * long (read from the file). */
 void placement__find_file(const char *path, uint64_t offset, uint64_t size,
 			  const struct mw_needs *needs, struct mw_placement *out);
-/* @out: at the function's entry, @stepped or not, for @why. */
-void placement__entry(struct mw_placement *out, bool stepped, enum mw_step_why why);
+/* @out: at the function's entry (arguments where @abi puts them; NULL:
+ * System V), @stepped or not, for @why. */
+void placement__entry(struct mw_placement *out, const struct mw_abi *abi, bool stepped,
+		      enum mw_step_why why);
 /* Whether the x86 uprobe code of Linux 6.18 emulates the instruction at
  * @code (@len bytes available) instead of single-stepping it. */
 bool placement__emulated(const uint8_t *code, size_t len);

@@ -14,9 +14,10 @@ static bool is_alloc(enum mw_prog prog)
 }
 
 /* What @prog reads at the entry, for placement. */
-static struct mw_needs needs_of(enum mw_prog prog, uint64_t cookie, bool retprobe)
+static struct mw_needs needs_of(enum mw_prog prog, uint64_t cookie, bool retprobe,
+				const struct mw_abi *abi)
 {
-	struct mw_needs n = { .pinned = retprobe || prog == MW_PROG_ALLOC_SESSION };
+	struct mw_needs n = { .pinned = retprobe || prog == MW_PROG_ALLOC_SESSION, .abi = abi };
 	uint32_t delta;
 
 	switch (prog) {
@@ -42,32 +43,35 @@ static struct mw_needs needs_of(enum mw_prog prog, uint64_t cookie, bool retprob
 /* Where @prog's probe on the function at @path+@offset goes. */
 static void place(const struct mw_probe_table *t, const char *path, uint64_t offset,
 		  uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
-		  struct mw_placement *at)
+		  const struct mw_abi *abi, struct mw_placement *at)
 {
-	struct mw_needs needs = needs_of(prog, cookie, retprobe);
+	struct mw_needs needs = needs_of(prog, cookie, retprobe, abi);
 
 	if (prog == MW_PROG_STRUCT_EXIT) {	/* on a return instruction */
-		placement__entry(at, true, MW_STEP_INSN);
+		placement__entry(at, NULL, true, MW_STEP_INSN);
 		snprintf(at->insn, sizeof(at->insn), "ret");
 		return;
 	}
 	if (prog == MW_PROG_LOADER) {		/* a few calls per dlopen */
-		placement__entry(at, false, MW_STEP_NO);
+		placement__entry(at, NULL, false, MW_STEP_NO);
 		return;
 	}
 	placement__find_file(path, offset, size, &needs, at);
-	if (t->at_entry && at->shift)
-		placement__entry(at, true, MW_STEP_ASKED);
+	/* a Go stack check's guard is where a call starts, not a saving */
+	if (t->at_entry && at->shift && !at->place.guard)
+		placement__entry(at, abi, true, MW_STEP_ASKED);
 }
 
 int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
-		const char *what)
+		const struct mw_abi *abi, const char *what)
 {
 	struct mw_placement at;
 	struct mw_probe *p;
 
-	place(t, path, offset, size, cookie, prog, retprobe, &at);
+	place(t, path, offset, size, cookie, prog, retprobe, abi, &at);
+	if (at.why == MW_STEP_LOST)
+		return -EDOM;
 	offset += at.shift;
 	/* allocator aliases are one probe; the same function may serve two
 	 * structures, with two cookies */

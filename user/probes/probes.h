@@ -44,18 +44,20 @@ struct mw_probe_table {
 };
 
 /*
- * Adds a probe on the function at @path+@offset, @size bytes long, unless
- * one of the same program is already there. Unless the table is at_entry,
- * the probe moves to the first instruction the kernel emulates when the
- * entry's state stays recoverable for what its program reads (placement.h;
- * a probe on a return instruction, MW_PROG_STRUCT_EXIT, never moves).
- * Exported names that share an address get one probe; structure probes
- * differ by cookie too. Returns 1 if added, 0 if it was a duplicate,
- * -ENOMEM.
+ * Adds a probe on the function at @path+@offset, @size bytes long, whose
+ * arguments are where @abi says (NULL: System V's), unless one of the
+ * same program is already there. Unless the table is at_entry, the probe
+ * moves to the first instruction the kernel emulates when the entry's
+ * state stays recoverable for what its program reads (placement.h; a
+ * probe on a return instruction, MW_PROG_STRUCT_EXIT, never moves); Go
+ * code is probed past its stack check, at_entry or not. Exported names
+ * that share an address get one probe; structure probes differ by cookie
+ * too. Returns 1 if added, 0 if it was a duplicate, -ENOMEM, or -EDOM
+ * when Go code overwrites an argument read before its stack check.
  */
 int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
-		const char *what);
+		const struct mw_abi *abi, const char *what);
 /* Takes out the structure probes of the structures in @ids (a bit per
  * id): their probes were detached for good (--max-overhead). */
 void probes__drop_structs(struct mw_probe_table *t, uint64_t ids);

@@ -14,6 +14,7 @@
  * where the target can unwind; only a function that also leaves by a jump
  * falls back on a return probe there.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 #include "log.h"
 #include "memwatch.h"
+#include "golang.h"
 #include "inlined.h"
 #include "placement.h"
 #include "structs.h"
@@ -168,38 +170,147 @@ static int find_exits(const struct match *m, uint64_t *exits)
 	return placement__returns_file(m->obj->path, parts, n, exits, MW_MAX_EXITS);
 }
 
+static const char *opt_of(const struct mw_func_spec *f)
+{
+	return f->remove ? "--remove" : "--insert";
+}
+
+/* "ret", "arg2": the --delta rule of @f. */
+static const char *delta_name(const struct mw_func_spec *f, char *buf, size_t len)
+{
+	if (f->delta == MW_DELTA_RET)
+		snprintf(buf, len, "ret");
+	else if (f->delta >= MW_DELTA_ARG1)
+		snprintf(buf, len, "arg%d", (int)(f->delta - MW_DELTA_ARG1 + 1));
+	else
+		snprintf(buf, len, "one");
+	return buf;
+}
+
 /*
  * The probes of one matched function: the entry, and for --delta ret its
  * returns. In a target that can unwind, on each return instruction (a
  * single-step each, ~19 us a call more than a return probe here), or by a
  * return probe when the function also leaves by a jump, which is said once
  * on stderr: an exception crossing it would abort the target. In a target
- * that cannot (no unwinder mapped: C), by the cheaper return probe.
+ * that cannot (no unwinder mapped: C), by the cheaper return probe. In a
+ * Go program (@go_program) no structure function gets a return probe: on
+ * a Go frame, the goroutine's stack copier aborts the program when it
+ * finds the kernel's trampoline for a return address, and the Go code in
+ * @abi is only as sure as its DWARF. -1 after one message.
  */
 static int add_function(const struct mw_target *t, const struct mw_func_spec *f,
-			const struct match *m, uint64_t cookie, bool unwinds,
-			struct mw_probe_table *tab)
+			const struct match *m, uint64_t cookie, bool unwinds, bool go_program,
+			const struct mw_abi *abi, struct mw_probe_table *tab)
 {
-	char name[1024];
+	char name[1024], delta[16];
 	const char *what = symname__display(m->name, name, sizeof(name));
 	uint64_t exits[MW_MAX_EXITS];
-	int n = 0;
+	int n = 0, r;
 
 	if (f->delta == MW_DELTA_RET) {
-		n = unwinds ? find_exits(m, exits) : 0;
+		n = unwinds || go_program ? find_exits(m, exits) : 0;
+		if (n <= 0 && go_program) {
+			mw_err("%s '%s' --delta ret: %s may leave by a jump, and a return probe in a Go program could abort pid %d (the goroutine stack copier meets the kernel's trampoline); use --delta one or argN",
+			       opt_of(f), f->symbol, what, (int)t->pid);
+			return -1;
+		}
 		if (n <= 0) {
 			cookie |= MW_SF_RETPROBE;
 			if (unwinds)
 				mw_err("%s '%s' --delta ret: it can leave by a jump, so its return value is read by a return probe; a C++ exception or Rust panic that crosses it would abort pid %d (use one or argN)",
-				       f->remove ? "--remove" : "--insert", what, (int)t->pid);
+				       opt_of(f), what, (int)t->pid);
 		}
 	}
 	for (int i = 0; i < n; i++)
 		if (probes__add(tab, m->obj->path, exits[i], 0, cookie,
-				MW_PROG_STRUCT_EXIT, false, what) < 0)
-			return -1;
-	return probes__add(tab, m->obj->path, m->sym->offset, m->sym->size, cookie,
-			   MW_PROG_STRUCT, cookie & MW_SF_RETPROBE, what) < 0 ? -1 : 0;
+				MW_PROG_STRUCT_EXIT, false, NULL, what) < 0)
+			goto oom;
+	r = probes__add(tab, m->obj->path, m->sym->offset, m->sym->size, cookie,
+			MW_PROG_STRUCT, cookie & MW_SF_RETPROBE, abi, what);
+	if (r == -EDOM) {
+		mw_err("%s '%s' --delta %s: %s is Go code that overwrites the argument before its stack check, where memwatch must probe it; use --delta one or ret",
+		       opt_of(f), f->symbol, delta_name(f, delta, sizeof(delta)), what);
+		return -1;
+	}
+	if (r >= 0)
+		return 0;
+oom:
+	mw_err("out of memory");
+	return -1;
+}
+
+/* ------------------------------------------------------------------ Go */
+
+/* Go's integer argument registers (its ABIInternal), for arguments that
+ * are one integer each, the receiver first. */
+static const uint8_t go_regs[MW_NARGS] = {
+	MW_REG_AX, MW_REG_BX, MW_REG_CX, MW_REG_DI, MW_REG_SI, MW_REG_R8,
+};
+
+/* Why Go's @g cannot give what --delta asks (f->delta): NULL if it can. */
+static const char *go_unreadable(const struct mw_func_spec *f, const struct mw_gofunc *g,
+				 char *buf, size_t len)
+{
+	int n = (int)f->delta - MW_DELTA_ARG1 + 1;
+
+	if (f->delta == MW_DELTA_ONE)
+		return NULL;
+	if (!g->dwarf)
+		return "it has no DWARF (built with -ldflags=-w?), so where Go put its arguments and results is unknown";
+	if (!g->regabi)
+		return "it was built for Go's stack ABI (Go before 1.17), which memwatch does not read";
+	if (f->delta == MW_DELTA_RET) {
+		if (g->result_int)
+			return NULL;
+		snprintf(buf, len, "its first result is %s", g->result_why);
+		return buf;
+	}
+	if (n > g->nparams) {
+		snprintf(buf, len, "it has %d parameter%s", g->nparams, g->nparams == 1 ? "" : "s");
+		return buf;
+	}
+	if (g->param[n - 1].reg >= 0)
+		return NULL;
+	snprintf(buf, len, "its parameter %d, '%s', is %s", n, g->param[n - 1].name,
+		 g->param[n - 1].why);
+	return buf;
+}
+
+/*
+ * Whether @m is Go code, and then what its probes need: Go's registers
+ * for what --delta reads (by its DWARF), no scope (@cookie), and a ret
+ * read where it returns. 1 if Go code, 2 if C code in a Go program (cgo),
+ * 0 if not in a Go program, -1 after one message.
+ */
+static int go_function(const struct mw_func_spec *f, const struct match *m,
+		       struct mw_abi *abi, uint64_t *cookie)
+{
+	char version[32], why[256], name[1024], delta[16];
+	struct mw_gofunc g;
+	const char *no;
+
+	if (!golang__version(m->obj->elf, version, sizeof(version)))
+		return 0;
+	golang__describe(m->obj->path, m->sym, &g);
+	if (!g.go)
+		return 2;	/* cgo's C code: System V's rules */
+	no = go_unreadable(f, &g, why, sizeof(why));
+	if (no) {
+		mw_err("%s '%s' --delta %s: %s is Go code, and %s; use --delta one",
+		       opt_of(f), f->symbol, delta_name(f, delta, sizeof(delta)),
+		       symname__display(m->name, name, sizeof(name)), no);
+		return -1;
+	}
+	abi->go = true;
+	memcpy(abi->arg, go_regs, sizeof(go_regs));
+	for (int i = 0; i < g.nparams && i < MW_NARGS; i++)
+		if (g.param[i].reg >= 0)
+			abi->arg[i] = (uint8_t)g.param[i].reg;
+	*cookie &= ~MW_SF_SCOPE;
+	if (f->delta == MW_DELTA_RET)
+		*cookie |= MW_SF_DIRECT;
+	return 1;
 }
 
 /* A note when the executable (the first object mapped) is stripped and
@@ -261,17 +372,14 @@ static int check_clones(const struct mw_func_spec *f, const struct match *m, siz
 
 	if (f->delta == MW_DELTA_ONE)
 		return 0;
-	if (f->delta == MW_DELTA_RET)
-		snprintf(delta, sizeof(delta), "ret");
-	else
-		snprintf(delta, sizeof(delta), "arg%d", (int)(f->delta - MW_DELTA_ARG1 + 1));
+	delta_name(f, delta, sizeof(delta));
 	for (size_t i = 0; i < n; i++) {
 		unsigned c = m[i].name->clone;
 
 		if (!(c & MW_CLONE_CHANGES_ABI))
 			continue;
 		mw_err("%s '%s' --delta %s: %s in %s is a compiler clone (%s), so its %s may not be the source's; use --delta one",
-		       f->remove ? "--remove" : "--insert", f->symbol, delta,
+		       opt_of(f), f->symbol, delta,
 		       symname__display(m[i].name, name, sizeof(name)), m[i].obj->shown,
 		       clone_kind(c), f->delta == MW_DELTA_RET ? "return value" : "arguments");
 		return -1;
@@ -284,7 +392,7 @@ static int check_clones(const struct mw_func_spec *f, const struct match *m, siz
 static void say_clones(const struct mw_target *t, const struct mw_func_spec *f,
 		       const struct match *m, size_t n, bool glob)
 {
-	const char *opt = f->remove ? "--remove" : "--insert";
+	const char *opt = opt_of(f);
 	char text[2048], name[1024], head[1024];
 	bool clones = false;
 
@@ -331,7 +439,7 @@ static void say_inlined(const struct mw_func_spec *f, const struct match *m, siz
 	}
 	if (inlined__callers(m[k].obj->path, dwarf_name(m[k].name), callers, sizeof(callers)) > 0)
 		mw_err("%s '%s': DWARF says the compiler also copied %s%s into %s (in %s): %s",
-		       f->remove ? "--remove" : "--insert", f->symbol,
+		       opt_of(f), f->symbol,
 		       symname__source(m[k].name), split ? "'s start" : "", callers,
 		       m[k].obj->shown,
 		       split ? "calls there are seen when they reach its outlined part"
@@ -343,9 +451,10 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 			const struct mw_objects *o, bool heap, bool unwinds,
 			enum mw_missing missing, struct mw_probe_table *tab)
 {
-	const char *opt = f->remove ? "--remove" : "--insert";
+	const char *opt = opt_of(f);
 	bool glob = symmatch__is_glob(f->symbol);
 	uint64_t cookie = cookie_of(f, heap);
+	unsigned said_go_heap = 0;
 	struct match *m;
 	char text[2048];
 	size_t n = find_matches(f->symbol, o, &m);
@@ -394,22 +503,26 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 	if (!glob)
 		say_inlined(f, m, n);
 	for (size_t i = 0; i < n && err >= 0; i++) {
+		struct mw_abi abi = { .go = false };
 		uint64_t c = cookie;
-		int h = head_of(m, n, i);
+		int h = head_of(m, n, i), go = go_function(f, &m[i], &abi, &c);
 
+		if (go < 0) {
+			err = -1;
+			break;
+		}
+		if (go == 1 && heap && !f->remove && !said_go_heap++)
+			mw_err("%s '%s': Go code allocates from Go's heap, not malloc's: its structure's _bytes count none of it",
+			       opt, f->symbol);
 		if (h >= 0)
 			c |= MW_SF_PART;
 		for (size_t k = 0; k < n && h < 0; k++)
 			if (head_of(m, n, k) == (int)i)
 				c |= MW_SF_HEAD;
-		err = add_function(t, f, &m[i], c, unwinds, tab);
+		err = add_function(t, f, &m[i], c, unwinds, go != 0, go == 1 ? &abi : NULL, tab);
 	}
 	free(m);
-	if (err < 0) {
-		mw_err("out of memory");
-		return -1;
-	}
-	return (int)n;
+	return err < 0 ? -1 : (int)n;
 }
 
 int structs__resolve(const struct mw_target *t, const struct mw_objects *o,

@@ -55,7 +55,7 @@ int unwind__resolve(const struct mw_objects *o, struct mw_probe_table *tab)
 			if (!s)
 				continue;
 			r = probes__add(tab, o->v[i].path, s->offset, s->size, 0,
-					MW_PROG_HANDLER, false, personalities[k]);
+					MW_PROG_HANDLER, false, NULL, personalities[k]);
 			if (r < 0)
 				return -ENOMEM;
 			n += r;

@@ -197,6 +197,31 @@ uint64_t elfsym__data_vaddr(const struct mw_elf *e, const char *name)
 	return 0;
 }
 
+long elfsym__section(const struct mw_elf *e, const char *name, void *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return -ENOENT;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		const char *n;
+		Elf_Data *data;
+		size_t k;
+
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(e->elf, shstrndx, sh.sh_name)) ||
+		    strcmp(n, name))
+			continue;
+		if (sh.sh_type == SHT_NOBITS || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+			return 0;
+		k = data->d_size < len ? data->d_size : len;
+		memcpy(buf, data->d_buf, k);
+		return (long)k;
+	}
+	return -ENOENT;
+}
+
 static int build_id_of(Elf *elf, char *buf, size_t len);
 
 int elfsym__add_debug(struct mw_elf *e, const char *debug_path)

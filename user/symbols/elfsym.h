@@ -43,6 +43,9 @@ uint64_t elfsym__offset_to_vaddr(const struct mw_elf *e, uint64_t offset);
 /* The link-time address of the exported data object @name (.dynsym);
  * 0 if there is none. */
 uint64_t elfsym__data_vaddr(const struct mw_elf *e, const char *name);
+/* The first @len bytes (at most) of the section named @name into @buf:
+ * how many, or -ENOENT if the object has no such section. */
+long elfsym__section(const struct mw_elf *e, const char *name, void *buf, size_t len);
 /* The GNU build-id as lowercase hex in @buf; 0, or -ENOENT if none. */
 int elfsym__build_id(const struct mw_elf *e, char *buf, size_t len);
 /* Adopts the symbols of @debug (a separate debug file of @e), converting
