@@ -9,12 +9,14 @@ BUILD    := build
 VERSION  := 0.1.0
 
 CFLAGS   ?= -O2 -g
-# user/ shows the data flow: target/ (the process and its objects), symbols/,
-# probes/ (what to attach, and attaching it), sample/ (reading the maps),
-# out/ (the writers); options, privileges and the main loop at its top
-USER_DIRS := user user/target user/symbols user/probes user/sample user/out
+# user/ shows the data flow: process/ (the process and its objects),
+# symbols/, probes/ (what to attach, and attaching it), sample/ (reading
+# the maps), export/ (the feeds and files), web/ (the HTTP server, its
+# page and API); options, privileges and the main loop at its top.
+# Headers are included by their path from user/ ("probes/attach.h").
+USER_DIRS := user user/process user/symbols user/probes user/sample user/export user/web
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
-	    -Iinclude $(addprefix -I,$(USER_DIRS)) -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
+	    -Iinclude -Iuser -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
 LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lprotobuf-c -ljson-c -lpthread \
 	    -lyaml -lgnutls -lcrypt
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
@@ -33,17 +35,17 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
 USER_SRCS := $(wildcard $(addsuffix /*.c,$(USER_DIRS)))
 USER_HDRS := $(wildcard $(addsuffix /*.h,$(USER_DIRS)))
 # pprof's profile.proto, as Debian's golang-github-google-pprof-dev
-# installs it, compiled by protoc-c into build/ (user/out/pprof.c)
+# installs it, compiled by protoc-c into build/ (user/export/pprof.c)
 PROFILE_PROTO := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROFILE_GEN   := $(BUILD)/profile.pb-c.c $(BUILD)/profile.pb-c.h
-# the live page's files (user/out/page.c): its own under user/out/web/ and
+# the live page's files (user/web/page.c): its own under user/web/assets/ and
 # Debian's dygraphs (libjs-dygraphs), each made a C array by xxd, so the
 # binary serves them and reads no file at run time
 DYGRAPHS  := /usr/share/javascript/dygraphs
 WEB_NAMES := index_html page_js page_css dygraph_js dygraph_css
-WEB_SRC_index_html  := user/out/web/index.html
-WEB_SRC_page_js     := user/out/web/page.js
-WEB_SRC_page_css    := user/out/web/page.css
+WEB_SRC_index_html  := user/web/assets/index.html
+WEB_SRC_page_js     := user/web/assets/page.js
+WEB_SRC_page_css    := user/web/assets/page.css
 WEB_SRC_dygraph_js  := $(DYGRAPHS)/dygraph.min.js
 WEB_SRC_dygraph_css := $(DYGRAPHS)/dygraph.min.css
 WEB_GEN   := $(patsubst %,$(BUILD)/web/%.c,$(WEB_NAMES))
@@ -310,8 +312,8 @@ $(BUILD)/bench/pair_loop_cxx: tests/bench/pair_loop.c
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(CC) -O2 -g -Wall -DPAIR_CXX $< -Wl,--no-as-needed -lstdc++ -o $@
 
-# building the heap profiles (user/out/pprof.c) for N sites
-$(BUILD)/bench/pprof_build: tests/bench/pprof_build.c $(BUILD)/user/out/pprof.o $(BUILD)/profile.pb-c.o
+# building the heap profiles (user/export/pprof.c) for N sites
+$(BUILD)/bench/pprof_build: tests/bench/pprof_build.c $(BUILD)/user/export/pprof.o $(BUILD)/profile.pb-c.o
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(CC) $(CFLAGS) $^ -lprotobuf-c -lz -o $@
 
@@ -343,34 +345,35 @@ FUZZ_NAMES     := elfsym procmaps config symmatch http webconfig
 FUZZ_BINS      := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
 # -fno-sanitize-recover: a UBSan report is a crash, not a line of output
 FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		  -Iinclude $(addprefix -I,$(USER_DIRS)) -I$(BUILD) -D_GNU_SOURCE -DMEMWATCH_VERSION='"fuzz"'
+		  -Iinclude -Iuser -I$(BUILD) -D_GNU_SOURCE -DMEMWATCH_VERSION='"fuzz"'
 FUZZ_RUN_FLAGS := -timeout=10 -rss_limit_mb=2048
 
 # the user sources each harness compiles in, and what they link
 FUZZ_SRCS_elfsym   := user/symbols/elfsym.c user/symbols/debugfile.c
 FUZZ_LIBS_elfsym   := -lelf -lz
-FUZZ_SRCS_procmaps := user/target/procmaps.c
+FUZZ_SRCS_procmaps := user/process/procmaps.c
 FUZZ_LIBS_procmaps :=
 FUZZ_SRCS_symmatch := user/symbols/symmatch.c
 FUZZ_LIBS_symmatch := -liberty
 # cli.c (config.c applies each line through it; fuzz_http gives it the
 # --listen spec) reaches most modules
 # (http.c serves the page and the JSON API: their sources come along)
-FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/out/http.c \
-		      user/out/webauth.c user/out/webconfig.c \
-		      user/probes/allocator.c user/symbols/elfsym.c user/probes/probes.c \
-		      user/probes/placement.c user/target/objects.c user/target/procmaps.c \
-		      user/target/target.c user/symbols/symmatch.c user/symbols/debugfile.c \
-		      user/out/api.c user/out/json.c user/out/row.c user/out/fields.c \
-		      user/out/timestamp.c user/out/page.c user/sample/history.c $(WEB_GEN)
-FUZZ_CLI_LIBS      := -lelf -lz -liberty -lmicrohttpd -lcapstone -ljson-c -lpthread -lyaml -lgnutls -lcrypt
+FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/web/http.c \
+		      user/web/webauth.c user/web/webconfig.c \
+		      user/probes/allocator.c user/symbols/elfsym.c user/symbols/golang.c \
+		      user/probes/probes.c \
+		      user/probes/placement.c user/process/objects.c user/process/procmaps.c \
+		      user/process/target.c user/symbols/symmatch.c user/symbols/debugfile.c \
+		      user/web/api.c user/web/json.c user/export/row.c user/export/fields.c \
+		      user/export/timestamp.c user/web/page.c user/sample/history.c $(WEB_GEN)
+FUZZ_CLI_LIBS      := -lelf -ldw -lz -liberty -lmicrohttpd -lcapstone -ljson-c -lpthread -lyaml -lgnutls -lcrypt
 FUZZ_SRCS_config   := $(FUZZ_CLI_SRCS)
 FUZZ_LIBS_config   := $(FUZZ_CLI_LIBS)
 # getaddrinfo is wrapped to numeric hosts: fuzzed specs send no DNS queries
 FUZZ_SRCS_http     := $(FUZZ_CLI_SRCS)
 FUZZ_LIBS_http     := -Wl,--wrap=getaddrinfo $(FUZZ_CLI_LIBS)
 # the web config's YAML (--web-config), parsed alone: no file is read
-FUZZ_SRCS_webconfig := user/out/webconfig.c user/log.c
+FUZZ_SRCS_webconfig := user/web/webconfig.c user/log.c
 FUZZ_LIBS_webconfig := -lyaml -lgnutls -lmicrohttpd
 
 .PHONY: fuzz fuzz-regress
@@ -434,11 +437,11 @@ LDLIBS += -ldw
 # INTEG_SRCS when it runs, after this line has filtered it).
 INTEG_SRCS := $(filter-out tests/integration/test_glibcview.c,$(INTEG_SRCS))
 GLIBCVIEW_TEST_SRCS := tests/integration/test_glibcview.c tests/integration/harness.c \
-		       $(wildcard user/sample/glibc*.c) user/target/procmaps.c user/symbols/debugfile.c
+		       $(wildcard user/sample/glibc*.c) user/process/procmaps.c user/symbols/debugfile.c
 
 .PHONY: glibcview-test
 
-$(BUILD)/glibcview_tests: $(GLIBCVIEW_TEST_SRCS) $(wildcard user/sample/glibc*.h) user/target/procmaps.h \
+$(BUILD)/glibcview_tests: $(GLIBCVIEW_TEST_SRCS) $(wildcard user/sample/glibc*.h) user/process/procmaps.h \
 			  tests/integration/harness.h | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/integration $(GLIBCVIEW_TEST_SRCS) \

@@ -17,11 +17,11 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include "cli.h"
-#include "allocator.h"
+#include "probes/allocator.h"
 #include "config.h"
-#include "http.h"
+#include "web/http.h"
 #include "log.h"
-#include "sites.h"
+#include "sample/sites.h"
 
 enum {
 	OPT_STRUCT = 0x100, OPT_INSERT, OPT_REMOVE, OPT_DELTA, OPT_SIZE,

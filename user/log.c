@@ -2,16 +2,39 @@
 /* log.c - one line on stderr per message, prefixed "memwatch: ". */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "log.h"
+
+static void say(const char *fmt, va_list ap)
+{
+	char line[1024];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	/* one write, so lines from several threads never interleave */
+	fprintf(stderr, "memwatch: %s\n", line);
+}
 
 void mw_err(const char *fmt, ...)
 {
-	char line[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	/* one write, so lines from several threads never interleave */
-	fprintf(stderr, "memwatch: %s\n", line);
+}
+
+bool mw_debugging(void)
+{
+	return getenv("MEMWATCH_DEBUG") != NULL;
+}
+
+void mw_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!mw_debugging())
+		return;
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
 }

@@ -6,7 +6,14 @@
 #ifndef MW_LOG_H
 #define MW_LOG_H
 
+#include <stdbool.h>
+
 void mw_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* True when MEMWATCH_DEBUG is set in the environment. */
+bool mw_debugging(void);
+/* A line as mw_err's, said only when debugging: what memwatch did, for
+ * whoever reads a bug report. */
+void mw_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Exit codes (the contract): */
 #define MW_EXIT_OK	0	/* count reached, signal, target exited */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "pprof.h"
+#include "export/pprof.h"
 
 static char (*names)[48];
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "elfsym.h"
+#include "symbols/elfsym.h"
 
 static int memfd = -1;
 static char path[64];

@@ -23,10 +23,10 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "api.h"
+#include "web/api.h"
 #include "cli.h"
-#include "history.h"
-#include "http.h"
+#include "sample/history.h"
+#include "web/http.h"
 
 #define REPLY_TIMEOUT_MS 2000
 #define FIN_PAUSE_MS	 2

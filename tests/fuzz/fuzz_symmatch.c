@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "symmatch.h"
+#include "symbols/symmatch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

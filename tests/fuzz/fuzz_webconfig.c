@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "webconfig.h"
+#include "web/webconfig.h"
 #include "quiet.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "glibcid.h"
-#include "glibcview.h"
+#include "sample/glibcid.h"
+#include "sample/glibcview.h"
 #include "harness.h"
-#include "procmaps.h"
+#include "process/procmaps.h"
 
 #define GIB (1ull << 30)
 #define DEFAULT_THRESHOLD (128 * 1024)

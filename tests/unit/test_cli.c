@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "sites.h"
+#include "sample/sites.h"
 
 #define PID_MAX_LIMIT	4194304		/* the kernel's; cli.c accepts up to it */
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "csv.h"
-#include "timestamp.h"
+#include "export/csv.h"
+#include "export/timestamp.h"
 
 #define MAX_FIELDS 128
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_debugfile.c - where a build's debug file is looked for, in order. */
 #include <criterion/criterion.h>
-#include "debugfile.h"
+#include "symbols/debugfile.h"
 
 Test(debugfile, host_first_then_the_target_root)
 {

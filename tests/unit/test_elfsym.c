@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "elfsym.h"
+#include "symbols/elfsym.h"
 
 #define PIE	"build/fixtures/pie"
 #define NOPIE	"build/fixtures/nopie"

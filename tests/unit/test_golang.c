@@ -6,8 +6,8 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "elfsym.h"
-#include "golang.h"
+#include "symbols/elfsym.h"
+#include "symbols/golang.h"
 
 #define GO_FIX		"build/fixtures/go"
 #define GO_NODWARF	"build/fixtures/go_nodwarf"

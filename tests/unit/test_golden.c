@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "csv.h"
-#include "expo.h"
-#include "folded.h"
-#include "table.h"
+#include "export/csv.h"
+#include "export/expo.h"
+#include "export/folded.h"
+#include "export/table.h"
 
 #define GOLDEN_DIR "tests/unit/golden/"
 

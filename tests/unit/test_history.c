@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "history.h"
+#include "sample/history.h"
 
 #define CHUNK MW_HIST_CHUNK_SAMPLES
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "atomicfile.h"
-#include "feed.h"
-#include "http.h"
+#include "export/atomicfile.h"
+#include "export/feed.h"
+#include "web/http.h"
 
 static int parse(const char *spec, struct sockaddr_storage *ss)
 {

@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "api.h"
-#include "csv.h"
-#include "history.h"
-#include "json.h"
-#include "page.h"
+#include "web/api.h"
+#include "export/csv.h"
+#include "sample/history.h"
+#include "web/json.h"
+#include "web/page.h"
 
 #define MAX_COLS 128
 

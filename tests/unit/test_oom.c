@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "oom.h"
+#include "probes/oom.h"
 
 static FILE *text(const char *s)
 {

@@ -6,7 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "overhead.h"
+#include "sample/overhead.h"
 
 static const struct mw_hit_costs costs = { .ns = { 400, 16000, 300 } };
 

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
-#include "placement.h"
+#include "probes/placement.h"
 
 #define ARG(n)	(1u << ((n) - 1))
 

@@ -14,11 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "allocator.h"
-#include "objects.h"
-#include "probes.h"
-#include "procmaps.h"
-#include "target.h"
+#include "probes/allocator.h"
+#include "process/objects.h"
+#include "probes/probes.h"
+#include "process/procmaps.h"
+#include "process/target.h"
 
 #define LIBDIR "/usr/lib/x86_64-linux-gnu/"
 

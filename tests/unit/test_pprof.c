@@ -9,7 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "profile.pb-c.h"
-#include "pprof.h"
+#include "export/pprof.h"
 
 /* Two objects per pid: the executable at 0x1000 (functions every 0x100,
  * with lines), a library at 0x7f0000 (no DWARF); anything else unknown. */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "procmaps.h"
+#include "process/procmaps.h"
 
 #define LIBC_PATH "/usr/lib/x86_64-linux-gnu/libc.so.6"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "memwatch.h"
-#include "sites.h"
+#include "sample/sites.h"
 
 /* A site as the maps give it for one interval. */
 struct row {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_symmatch.c - the symbol matcher on real C++ and Rust manglings. */
 #include <criterion/criterion.h>
-#include "symmatch.h"
+#include "symbols/symmatch.h"
 
 static bool matches(const char *pattern, const char *raw)
 {

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "webauth.h"
-#include "webconfig.h"
+#include "web/webauth.h"
+#include "web/webconfig.h"
 #include "webtest.h"
 
 static int parse(struct mw_webconfig *wc, const char *text)

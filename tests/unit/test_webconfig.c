@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "webconfig.h"
+#include "web/webconfig.h"
 
 #include "webtest.h"
 

@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "allocator.h"
-#include "golang.h"
-#include "procmaps.h"
+#include "probes/allocator.h"
+#include "symbols/golang.h"
+#include "process/procmaps.h"
 #include "log.h"
 #include "memwatch.h"
 

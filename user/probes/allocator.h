@@ -7,9 +7,9 @@
 #ifndef MW_ALLOCATOR_H
 #define MW_ALLOCATOR_H
 
-#include "objects.h"
-#include "probes.h"
-#include "target.h"
+#include "process/objects.h"
+#include "probes/probes.h"
+#include "process/target.h"
 
 /* Adds the allocator probes for @t. @choice is "auto", a family name
  * (glibc, jemalloc, tcmalloc, mimalloc) or the path of a mapped object.

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
-#include "attach.h"
+#include "probes/attach.h"
 #include "log.h"
 #include "memwatch.h"
 #include "memwatch.skel.h"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "memwatch.h"
-#include "probes.h"
+#include "probes/probes.h"
 
 struct memwatch_bpf;
 

@@ -22,11 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "attach.h"
-#include "calibrate.h"
+#include "probes/attach.h"
+#include "probes/calibrate.h"
 #include "memwatch.skel.h"
 #include "log.h"
-#include "probes.h"
+#include "probes/probes.h"
 
 /* uintptr_t f(uintptr_t): each returns its argument. */
 __asm__(

@@ -11,7 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "oom.h"
+#include "probes/oom.h"
 
 uint64_t oom__parse_limits(FILE *f)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "placement.h"
+#include "probes/placement.h"
 
 #define MW_MAX_SKIP_BYTES	64	/* look no further for an emulated one */
 #define MW_MAX_SKIP_INSNS	24

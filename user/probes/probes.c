@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "placement.h"
+#include "probes/placement.h"
 #include "memwatch.h"
-#include "probes.h"
+#include "probes/probes.h"
 
 static bool is_alloc(enum mw_prog prog)
 {

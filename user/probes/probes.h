@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "placement.h"
+#include "probes/placement.h"
 
 enum mw_prog {
 	MW_PROG_ALLOC,		/* alloc_enter [+ alloc_return] */

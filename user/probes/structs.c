@@ -22,11 +22,11 @@
 #include <unistd.h>
 #include "log.h"
 #include "memwatch.h"
-#include "golang.h"
-#include "inlined.h"
-#include "placement.h"
-#include "structs.h"
-#include "unwind.h"
+#include "symbols/golang.h"
+#include "symbols/inlined.h"
+#include "probes/placement.h"
+#include "probes/structs.h"
+#include "probes/unwind.h"
 
 #define MW_MAX_LISTED	8	/* matches or suggestions named in a message */
 #define MW_MAX_EXITS	64	/* return instructions probed in a function */

@@ -8,9 +8,9 @@
 #define MW_STRUCTS_H
 
 #include "cli.h"
-#include "probes.h"
-#include "objects.h"
-#include "target.h"
+#include "probes/probes.h"
+#include "process/objects.h"
+#include "process/target.h"
 
 /* What a symbol found in none of the objects means: an error; a line
  * saying it is probed once a library that defines it is loaded (memwatch

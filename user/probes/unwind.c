@@ -9,7 +9,7 @@
 #include <elf.h>
 #include <string.h>
 #include "memwatch.h"
-#include "unwind.h"
+#include "probes/unwind.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -9,8 +9,8 @@
 #define MW_UNWIND_H
 
 #include <stdbool.h>
-#include "objects.h"
-#include "probes.h"
+#include "process/objects.h"
+#include "probes/probes.h"
 
 /* Adds a probe on every personality routine the target's objects define
  * (C++, Rust, C, Ada, D, Objective-C). Returns how many, or -ENOMEM. */

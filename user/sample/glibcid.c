@@ -10,9 +10,9 @@
 #include <string.h>
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
-#include "debugfile.h"
-#include "glibcid.h"
-#include "glibcmem.h"
+#include "symbols/debugfile.h"
+#include "sample/glibcid.h"
+#include "sample/glibcmem.h"
 
 #define PAGE_SIZE_MIN	4096ull
 

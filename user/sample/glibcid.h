@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <libelf.h>
-#include "glibclayout.h"
+#include "sample/glibclayout.h"
 
 #define MW_GLIBC_MAX_BUILD_ID	64
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include "glibclayout.h"
+#include "sample/glibclayout.h"
 
 #define MAX_STATE_BYTES	65536
 

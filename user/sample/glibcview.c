@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <libelf.h>
-#include "glibcid.h"
-#include "glibclayout.h"
-#include "glibcmem.h"
-#include "glibcview.h"
+#include "sample/glibcid.h"
+#include "sample/glibclayout.h"
+#include "sample/glibcmem.h"
+#include "sample/glibcview.h"
 
 /* safe-linking (glibc 2.32+) hides fastbin and tcache next pointers as
  * ptr ^ (address of the pointer >> 12) */

@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "history.h"
+#include "sample/history.h"
 
 struct mw_hist_chunk {
 	struct mw_hist_chunk *next;	/* the next newer one */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "row.h"
+#include "export/row.h"
 
 #define MW_HIST_CHUNK_SAMPLES	16	/* rows per block of memory */
 #define MW_HISTORY_TOTAL_BYTES	(64u << 20)	/* all targets together */

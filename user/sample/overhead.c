@@ -6,7 +6,7 @@
  * the README's measurements bound.
  */
 #include <string.h>
-#include "overhead.h"
+#include "sample/overhead.h"
 
 void overhead__start(struct mw_overhead *o, const struct mw_hits *h, double now_s)
 {

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "calibrate.h"
+#include "probes/calibrate.h"
 #include "cli.h"		/* MW_OVER_BUDGET_INTERVALS */
 #include "memwatch.h"
 

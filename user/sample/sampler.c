@@ -13,7 +13,7 @@
 #include <bpf/libbpf.h>
 #include "memwatch.h"		/* before the skeleton: its types */
 #include "memwatch.skel.h"
-#include "sampler.h"
+#include "sample/sampler.h"
 
 int sampler__init(struct mw_sampler *s, struct memwatch_bpf *skel)
 {

@@ -3,8 +3,8 @@
 #ifndef MW_SAMPLER_H
 #define MW_SAMPLER_H
 
-#include "snapshot.h"
-#include "target.h"
+#include "sample/snapshot.h"
+#include "process/target.h"
 
 struct memwatch_bpf;
 

@@ -11,8 +11,8 @@
 #include <bpf/libbpf.h>
 #include "memwatch.h"
 #include "memwatch.skel.h"
-#include "sites.h"
-#include "symbolize.h"
+#include "sample/sites.h"
+#include "symbols/symbolize.h"
 
 #define MW_BATCH 1024
 

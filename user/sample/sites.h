@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "target.h"
+#include "process/target.h"
 
 #define MW_MAX_LEAK_INTERVALS 60
 

@@ -12,8 +12,8 @@
 #include <sys/types.h>
 #include "cli.h"
 #include "memwatch.h"
-#include "glibcview.h"
-#include "sites.h"
+#include "sample/glibcview.h"
+#include "sample/sites.h"
 
 struct mw_struct_sample {
 	int64_t elements;	/* net change since attach */

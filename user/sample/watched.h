@@ -9,14 +9,14 @@
 #define MW_WATCHED_H
 
 #include <stdbool.h>
-#include "attach.h"
-#include "glibcview.h"
+#include "probes/attach.h"
+#include "sample/glibcview.h"
 #include "memwatch.h"
-#include "overhead.h"
-#include "sampler.h"
-#include "sites.h"
-#include "snapshot.h"
-#include "target.h"
+#include "sample/overhead.h"
+#include "sample/sampler.h"
+#include "sample/sites.h"
+#include "sample/snapshot.h"
+#include "process/target.h"
 
 struct mw_watched {
 	struct mw_target target;	/* slot = its index in the BPF maps */

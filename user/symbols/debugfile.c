@@ -2,7 +2,7 @@
 /* debugfile.c - the trust order of debugfile.h. */
 #include <stdio.h>
 #include <string.h>
-#include "debugfile.h"
+#include "symbols/debugfile.h"
 
 int debugfile__candidates(const char *root, const char *hex,
 			  char out[MW_DEBUG_CANDIDATES][PATH_MAX])

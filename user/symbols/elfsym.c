@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "debugfile.h"
-#include "elfsym.h"
+#include "symbols/debugfile.h"
+#include "symbols/elfsym.h"
 
 #define MW_MAX_SEGMENTS 64
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
-#include "golang.h"
+#include "symbols/golang.h"
 
 /* .go.buildinfo: a magic string, the pointer size, flags; since Go 1.18
  * (flag 2) the version follows at offset 32 as a varint-prefixed string. */

@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "elfsym.h"
+#include "symbols/elfsym.h"
 #include "memwatch.h"
 
 /* The version of Go that built @e ("go1.19.8") into @buf, or "an unknown

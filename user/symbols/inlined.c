@@ -12,7 +12,7 @@
 #include <string.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
-#include "inlined.h"
+#include "symbols/inlined.h"
 
 #define MW_DIE_DEPTH	64	/* deeper trees are not walked further */
 #define MW_CALLERS_KEPT	64	/* distinct callers told apart */

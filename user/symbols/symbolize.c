@@ -15,11 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "elfsym.h"
-#include "objects.h"
-#include "procmaps.h"
-#include "symbolize.h"
-#include "symmatch.h"
+#include "symbols/elfsym.h"
+#include "process/objects.h"
+#include "process/procmaps.h"
+#include "symbols/symbolize.h"
+#include "symbols/symmatch.h"
 
 #define MW_NAME_MAX 384
 

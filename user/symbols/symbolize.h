@@ -8,7 +8,7 @@
 #define MW_SYMBOLIZE_H
 
 #include <stdint.h>
-#include "target.h"
+#include "process/target.h"
 
 struct mw_symbolizer;
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty/demangle.h>
-#include "symmatch.h"
+#include "symbols/symmatch.h"
 
 /* The longest demangled name kept, in bytes. A short mangled name can
  * demangle to gigabytes (each template argument a back-reference to the

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * expo.c - Prometheus and OpenMetrics exposition, from a table of metric
+ * families. Counters follow OpenMetrics: family "x", samples "x_total";
+ * in the 0.0.4 text format the family is declared under the sample name.
+ * Families that have nothing to say (heap under --no-heap, estimates
+ * without --size) are left out rather than reported as 0, and so are a
+ * target's heap samples while its allocator probes are detached, and a
+ * detached structure's samples (--max-overhead).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include "export/expo.h"
+#include "export/fields.h"
+
+enum value {
+	V_COUNTER, V_RSS, V_LOST, V_OVERHEAD, V_HEAP_ATTACHED, V_HEAP_SINCE,
+	V_S_ELEMENTS, V_S_BYTES, V_S_ESTIMATED, V_S_INSERTS, V_S_REMOVES,
+};
+
+struct family {
+	const char *name;
+	bool counter;
+	const char *unit;	/* NULL: none */
+	const char *help;
+	enum value value;
+	const struct mw_counter_field *field;	/* for V_COUNTER */
+	bool heap_only;		/* absent under --no-heap */
+};
+
+/* After the counters of fields.c, which come first. */
+static const struct family families[] = {
+	{ "memwatch_lost_events", true, NULL,
+	  "Events not accounted, by reason; non-zero means figures are not exact.",
+	  V_LOST, NULL, false },
+	{ "memwatch_rss_bytes", false, "bytes",
+	  "Resident set size of the target, from /proc/PID/statm.", V_RSS, NULL, false },
+	{ "memwatch_overhead_ratio", false, "ratio",
+	  "Estimated CPU time the target spent in memwatch's probes over the last interval, as a fraction of one CPU.",
+	  V_OVERHEAD, NULL, false },
+	{ "memwatch_heap_attached", false, NULL,
+	  "1 while the allocator's probes are attached; 0 under --no-heap or once --max-overhead detached them.",
+	  V_HEAP_ATTACHED, NULL, false },
+	{ "memwatch_heap_since_seconds", false, "seconds",
+	  "Unix time the allocator's probes were last attached: the heap figures count from then.",
+	  V_HEAP_SINCE, NULL, true },
+	{ "memwatch_struct_elements", false, NULL,
+	  "Net change in a structure's elements since attach.", V_S_ELEMENTS, NULL, false },
+	{ "memwatch_struct_bytes", false, "bytes",
+	  "Live bytes allocated inside a structure's insert functions.",
+	  V_S_BYTES, NULL, true },
+	{ "memwatch_struct_estimated_bytes", false, "bytes",
+	  "A structure's elements times its static element size (--size).",
+	  V_S_ESTIMATED, NULL, false },
+	{ "memwatch_struct_inserts", true, NULL,
+	  "Calls of a structure's insert functions since attach.", V_S_INSERTS, NULL, false },
+	{ "memwatch_struct_removes", true, NULL,
+	  "Calls of a structure's remove functions since attach.", V_S_REMOVES, NULL, false },
+};
+
+static bool is_struct(enum value v)
+{
+	return v >= V_S_ELEMENTS;
+}
+
+/* Whether structure @k has a sample in family @fam. */
+static bool struct_has(const struct family *fam, const struct mw_layout *l, int k)
+{
+	return fam->value != V_S_ESTIMATED || l->structs[k].size;
+}
+
+static bool family_present(const struct family *fam, const struct mw_layout *l)
+{
+	if (fam->heap_only && !l->heap)
+		return false;
+	if (!is_struct(fam->value))
+		return true;
+	for (int k = 0; k < l->nstructs; k++)
+		if (struct_has(fam, l, k))
+			return true;
+	return false;
+}
+
+static void header(FILE *f, enum mw_expo fmt, const struct family *fam)
+{
+	const char *suffix = fam->counter && fmt == MW_EXPO_PROMETHEUS ? "_total" : "";
+
+	fprintf(f, "# HELP %s%s %s\n", fam->name, suffix, fam->help);
+	fprintf(f, "# TYPE %s%s %s\n", fam->name, suffix, fam->counter ? "counter" : "gauge");
+	if (fam->unit && fmt == MW_EXPO_OPENMETRICS)
+		fprintf(f, "# UNIT %s %s\n", fam->name, fam->unit);
+}
+
+static void sample(FILE *f, const struct family *fam, const char *labels,
+		   int64_t v)
+{
+	fprintf(f, "%s%s{%s} %" PRId64 "\n", fam->name,
+		fam->counter ? "_total" : "", labels, v);
+}
+
+/* A gauge that is not a whole number. */
+static void sample_double(FILE *f, const struct family *fam, const char *labels, double v)
+{
+	fprintf(f, "%s{%s} %.6f\n", fam->name, labels, v);
+}
+
+/* Label values (symbol names, process names): escaped as both formats say. */
+static void escape(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in && o + 3 < len; in++) {
+		if (*in == '\\' || *in == '"') {
+			out[o++] = '\\';
+			out[o++] = *in;
+		} else if (*in == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else {
+			out[o++] = *in;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* The labels that say which process: pid, and its name (comm) when
+ * known, escaped. */
+static void who(const struct mw_snapshot *s, char *out, size_t len)
+{
+	char comm[64];
+
+	if (!s->comm[0]) {
+		snprintf(out, len, "pid=\"%d\"", (int)s->pid);
+		return;
+	}
+	escape(s->comm, comm, sizeof(comm));
+	snprintf(out, len, "pid=\"%d\",comm=\"%s\"", (int)s->pid, comm);
+}
+
+static void struct_samples(FILE *f, const struct family *fam,
+			   const struct mw_layout *l, const struct mw_snapshot *s)
+{
+	char labels[192], id[96];
+
+	who(s, id, sizeof(id));
+	for (int k = 0; k < l->nstructs; k++) {
+		const struct mw_struct_sample *ss = &s->s[k];
+		int64_t v;
+
+		if (!struct_has(fam, l, k) || ss->detached ||
+		    (fam->heap_only && !fields__heap(l, s)))
+			continue;
+		switch (fam->value) {
+		case V_S_ELEMENTS:	v = ss->elements; break;
+		case V_S_BYTES:		v = ss->bytes; break;
+		case V_S_ESTIMATED:	v = ss->estimated_bytes; break;
+		case V_S_INSERTS:	v = (int64_t)ss->insert_calls; break;
+		default:		v = (int64_t)ss->remove_calls; break;
+		}
+		/* structure names are [A-Za-z_][A-Za-z0-9_]*: nothing to escape */
+		snprintf(labels, sizeof(labels), "%s,struct=\"%s\"", id, l->structs[k].name);
+		sample(f, fam, labels, v);
+	}
+}
+
+static void target_samples(FILE *f, const struct family *fam,
+			   const struct mw_layout *l, const struct mw_snapshot *s)
+{
+	char labels[160], id[96];
+
+	who(s, id, sizeof(id));
+	snprintf(labels, sizeof(labels), "%s", id);
+	if (fam->heap_only && !is_struct(fam->value) && !fields__heap(l, s))
+		return;
+	switch (fam->value) {
+	case V_COUNTER:
+		sample(f, fam, labels, fields__counter(fam->field, s));
+		return;
+	case V_RSS:
+		sample(f, fam, labels, (int64_t)s->rss_bytes);
+		return;
+	case V_OVERHEAD:
+		sample_double(f, fam, labels, s->overhead_percent / 100);
+		return;
+	case V_HEAP_ATTACHED:
+		sample(f, fam, labels, fields__heap(l, s));
+		return;
+	case V_HEAP_SINCE:
+		sample_double(f, fam, labels, s->heap_since.tv_sec + s->heap_since.tv_nsec / 1e9);
+		return;
+	case V_LOST:
+		for (size_t r = 0; r < mw_ncounter_fields; r++) {
+			const struct mw_counter_field *c = &mw_counter_fields[r];
+
+			if (!c->reason || (c->heap && !fields__heap(l, s)))
+				continue;
+			snprintf(labels, sizeof(labels), "%s,reason=\"%s\"", id, c->reason);
+			sample(f, fam, labels, (int64_t)s->c[c->counter]);
+		}
+		snprintf(labels, sizeof(labels), "%s,reason=\"missed_probes\"", id);
+		sample(f, fam, labels, (int64_t)s->lost_missed);
+		return;
+	default:
+		struct_samples(f, fam, l, s);
+	}
+}
+
+static const struct {
+	const char *name, *help, *unit;
+	bool counter;
+} site_families[] = {
+	{ "memwatch_site_live_bytes", "Live bytes allocated at a call site (top N sites).", "bytes", false },
+	{ "memwatch_site_live_allocations", "Live blocks allocated at a call site (top N sites).", NULL, false },
+	{ "memwatch_site_leak_suspect", "1 if the site's live bytes grew in each of the last K intervals.", NULL, false },
+	{ "memwatch_struct_insert_site_calls", "Calls of a structure's insert functions by call site (top N).", NULL, true },
+};
+
+/* The top N sites of each target, and who grows each structure. */
+static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
+			 const struct mw_snapshot *const *snaps, int n)
+{
+	char site[512], labels[800], id[96];
+
+	for (size_t k = 0; k < sizeof(site_families) / sizeof(site_families[0]); k++) {
+		struct family fam = { .name = site_families[k].name,
+				      .counter = site_families[k].counter,
+				      .unit = site_families[k].unit,
+				      .help = site_families[k].help };
+
+		if (k == 3 && !l->nstructs)
+			continue;
+		header(f, fmt, &fam);
+		for (int t = 0; t < n; t++) {
+			const struct mw_sites *s = snaps[t]->sites;
+
+			/* a detached heap's sites are stale: its structures'
+			 * insert sites go on */
+			if (!s || (k != 3 && !fields__heap(l, snaps[t])))
+				continue;
+			who(snaps[t], id, sizeof(id));
+			if (k == 3) {
+				for (size_t i = 0; i < s->nins && i < (size_t)l->top; i++) {
+					if (snaps[t]->s[s->ins[i].struct_id].detached)
+						continue;	/* its counts stopped */
+					escape(s->ins[i].name, site, sizeof(site));
+					snprintf(labels, sizeof(labels), "%s,struct=\"%s\",site=\"%s\"",
+						 id, l->structs[s->ins[i].struct_id].name, site);
+					sample(f, &fam, labels, (int64_t)s->ins[i].calls);
+				}
+				continue;
+			}
+			for (size_t i = 0; i < s->nrows && i < (size_t)l->top; i++) {
+				const struct mw_site_row *r = &s->rows[i];
+
+				escape(r->name, site, sizeof(site));
+				snprintf(labels, sizeof(labels), "%s,site=\"%s\"", id, site);
+				sample(f, &fam, labels, k == 0 ? r->live_bytes :
+					       k == 1 ? r->live_blocks : r->suspect);
+			}
+		}
+	}
+}
+
+/* glibc's families only when some target has its figures. */
+static bool any_glibc(const struct mw_snapshot *const *snaps, int n)
+{
+	for (int t = 0; t < n; t++)
+		if (snaps[t]->has_glibc)
+			return true;
+	return false;
+}
+
+static void glibc_samples(FILE *f, enum mw_expo fmt, const struct mw_snapshot *const *snaps,
+			  int n)
+{
+	char labels[96];
+
+	for (size_t k = 0; k < mw_nglibc_fields; k++) {
+		const struct mw_glibc_field *g = &mw_glibc_fields[k];
+		struct family fam = { .name = g->metric, .unit = g->unit, .help = g->help };
+
+		header(f, fmt, &fam);
+		for (int t = 0; t < n; t++) {
+			if (!snaps[t]->has_glibc)
+				continue;
+			who(snaps[t], labels, sizeof(labels));
+			if (g->kind == MW_G_RATIO)
+				fprintf(f, "%s{%s} %.6f\n", g->metric, labels,
+					snaps[t]->glibc.fragmentation);
+			else
+				sample(f, &fam, labels, (int64_t)fields__glibc(g, &snaps[t]->glibc));
+		}
+	}
+}
+
+/* One family per entry: from fields.c, then the table above. */
+static void family_samples(FILE *f, enum mw_expo fmt, const struct family *fam,
+			   const struct mw_layout *l, const struct mw_snapshot *const *snaps,
+			   int n)
+{
+	if (!family_present(fam, l))
+		return;
+	header(f, fmt, fam);
+	for (int t = 0; t < n; t++)
+		target_samples(f, fam, l, snaps[t]);
+}
+
+int expo__write(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
+		const struct mw_snapshot *const *snaps, int n)
+{
+	for (size_t i = 0; i < mw_ncounter_fields; i++) {
+		const struct mw_counter_field *c = &mw_counter_fields[i];
+		struct family fam = { .name = c->metric, .counter = c->counter >= 0,
+				      .unit = c->unit, .help = c->help, .value = V_COUNTER,
+				      .field = c, .heap_only = c->heap };
+
+		if (c->metric)
+			family_samples(f, fmt, &fam, l, snaps, n);
+	}
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		family_samples(f, fmt, &families[i], l, snaps, n);
+	if (l->sites)
+		site_samples(f, fmt, l, snaps, n);
+	if (any_glibc(snaps, n))
+		glibc_samples(f, fmt, snaps, n);
+	if (fmt == MW_EXPO_OPENMETRICS)
+		fputs("# EOF\n", f);
+	if (fflush(f) || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
