@@ -14,7 +14,7 @@ CFLAGS   ?= -O2 -g
 # the maps), export/ (the feeds and files), web/ (the HTTP server, its
 # page and API); options, privileges and the main loop at its top.
 # Headers are included by their path from user/ ("probes/attach.h").
-USER_DIRS := user user/process user/symbols user/probes user/sample user/export user/web
+USER_DIRS := user user/process user/symbols user/probes user/sample user/session user/export user/web
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    -Iinclude -Iuser -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
 LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lprotobuf-c -ljson-c -lpthread \

@@ -2,21 +2,23 @@
 /*
  * watched.h - one record per watched process: what memwatch holds for it
  * between intervals (its probes, its sites, glibc's view of it, its last
- * snapshot) and the warnings it was given once. The main loop turns each
+ * snapshot) and the warnings it was given once. The session turns each
  * into one snapshot per interval; every writer reads the snapshots.
  */
 #ifndef MW_WATCHED_H
 #define MW_WATCHED_H
 
 #include <stdbool.h>
-#include "probes/attach.h"
-#include "sample/glibcview.h"
 #include "memwatch.h"
+#include "probes/attach.h"
+#include "process/procmaps.h"
+#include "process/objects.h"
+#include "process/target.h"
+#include "sample/glibcview.h"
 #include "sample/overhead.h"
 #include "sample/sampler.h"
 #include "sample/sites.h"
 #include "sample/snapshot.h"
-#include "process/target.h"
 
 struct mw_watched {
 	struct mw_target target;	/* slot = its index in the BPF maps */
@@ -56,5 +58,20 @@ struct mw_watched {
 		bool short_stacks, inexact, lost_events, silent[MW_MAX_STRUCTS];
 	} warned;
 };
+
+
+/* Whether @w's probes already cover the object mapped from @path. */
+bool watched__seen(const struct mw_watched *w, const char *path);
+/* Notes that @w's probes now cover @objs. 0 or -ENOMEM. */
+int watched__remember(struct mw_watched *w, const struct mw_objects *objs);
+/* The mappings of objects @w's probes do not cover yet (the paths are
+ * @maps's: free only the array). 0 or -ENOMEM. */
+int watched__unseen_maps(const struct mw_watched *w, const struct mw_maps *maps,
+			 struct mw_maps *out);
+/* Forgets which objects @w's probes covered (a new image). */
+void watched__forget_objects(struct mw_watched *w);
+/* Frees what @w holds: its target, sites, glibc's view, objects. Its
+ * links and its slot's BPF entries are the session's to close. */
+void watched__free(struct mw_watched *w);
 
 #endif

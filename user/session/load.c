@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * load.c - the BPF object, in the order it must happen: open, size the
+ * maps and set the read-only settings from the options, load, measure
+ * what a probe hit costs here (calibrate.c, on slot 0 before any target
+ * uses it), register the records opened before, then the ring buffer of
+ * process events and the exec, fork and cgroup tracepoints.
+ */
+#include <errno.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "memwatch.h"
+#include "memwatch.skel.h"
+#include "session/events.h"
+#include "session/load.h"
+#include "session/watchlist.h"
+
+/* What a probe hit costs a process here, measured with slot 0 before any
+ * target is registered in it; then the slot is emptied. */
+static int calibrate(struct mw_session *s)
+{
+	const struct mw_target none = { .slot = 0 };
+
+	if (calibrate__run(s->skel, &s->places, 0, &s->costs))
+		return -1;
+	if (sampler__reset(&s->sampler, &none, 1)) {
+		mw_err("cannot empty the BPF maps after measuring what a probe costs");
+		return -1;
+	}
+	mw_debug("a probe hit costs %.0f ns emulated, %.0f ns single-stepped, %.0f ns more with its return",
+		 s->costs.ns[MW_HIT_EMULATED], s->costs.ns[MW_HIT_STEPPED],
+		 s->costs.ns[MW_HIT_RETURN]);
+	return 0;
+}
+
+int load__bpf(struct mw_session *s)
+{
+	int err;
+
+	s->skel = memwatch_bpf__open();
+	if (!s->skel) {
+		mw_err("cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	bpf_map__set_max_entries(s->skel->maps.live, s->opts.max_live_blocks);
+	bpf_map__set_max_entries(s->skel->maps.slots, s->opts.max_targets);
+	bpf_map__set_max_entries(s->skel->maps.loaders, s->opts.max_targets);
+	bpf_map__set_max_entries(s->skel->maps.stats, s->opts.max_targets);
+	bpf_map__set_max_entries(s->skel->maps.struct_stats, s->opts.max_targets * MW_MAX_STRUCTS);
+	s->skel->rodata->report_execs = s->follows;
+	s->skel->rodata->report_forks = true;	/* children to follow or to unprobe */
+	s->skel->rodata->report_moves = s->opts.ncgroups > 0;
+	/* a kernel without that tracepoint still runs memwatch without --cgroup */
+	bpf_program__set_autoload(s->skel->progs.target_moved, s->opts.ncgroups > 0);
+	attach__prepare(s->skel);
+	s->skel->rodata->have_structs = s->opts.nstructs > 0;
+	s->skel->rodata->want_sites = s->layout.sites;
+	s->skel->rodata->want_stacks = s->layout.sites && s->opts.stacks;
+	err = memwatch_bpf__load(s->skel);
+	if (err) {
+		mw_err("cannot load the BPF programs: %s; memwatch needs Linux 6.12 or later with BTF (/sys/kernel/btf/vmlinux); MEMWATCH_DEBUG=1 shows the verifier log",
+		       strerror(-err));
+		return -1;
+	}
+	if (sampler__init(&s->sampler, s->skel)) {
+		mw_err("out of memory");
+		return -1;
+	}
+	if (calibrate(s))
+		return -1;
+	for (int i = 0; i < s->nwatched; i++)
+		if (s->watched[i].in_use && watchlist__register(s, &s->watched[i]))
+			return -1;
+	s->events = ring_buffer__new(bpf_map__fd(s->skel->maps.events), events__on_event, s, NULL);
+	if (!s->events) {
+		mw_err("cannot read the BPF ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	s->exec_link = bpf_program__attach(s->skel->progs.target_exec);
+	if (!s->exec_link) {
+		mw_err("cannot watch for execve (tp_btf/sched_process_exec): %s", strerror(errno));
+		return -1;
+	}
+	s->fork_link = bpf_program__attach(s->skel->progs.target_fork);
+	if (!s->fork_link) {
+		mw_err("cannot watch for fork (tp_btf/sched_process_fork): %s", strerror(errno));
+		return -1;
+	}
+	if (s->opts.ncgroups && !(s->move_link = bpf_program__attach(s->skel->progs.target_moved))) {
+		mw_err("cannot watch for processes moved between cgroups (tp_btf/cgroup_attach_task): %s",
+		       strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * watched.c - a watched process's record: the set of objects its probes
+ * cover (so that a library loaded later is probed once), and the freeing
+ * of what the record holds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "session/watched.h"
+
+bool watched__seen(const struct mw_watched *w, const char *path)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		if (!strcmp(w->seen[i], path))
+			return true;
+	return false;
+}
+
+int watched__remember(struct mw_watched *w, const struct mw_objects *objs)
+{
+	char **nv = realloc(w->seen, (w->nseen + objs->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	w->seen = nv;
+	for (size_t i = 0; i < objs->n; i++)
+		if (!watched__seen(w, objs->v[i].shown) &&
+		    !(w->seen[w->nseen++] = strdup(objs->v[i].shown)))
+			return -ENOMEM;
+	return 0;
+}
+
+int watched__unseen_maps(const struct mw_watched *w, const struct mw_maps *maps,
+			 struct mw_maps *out)
+{
+	out->v = calloc(maps->n ? maps->n : 1, sizeof(*out->v));
+	out->n = 0;
+	if (!out->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < maps->n; i++)
+		if (!watched__seen(w, maps->v[i].path))
+			out->v[out->n++] = maps->v[i];
+	return 0;
+}
+
+void watched__forget_objects(struct mw_watched *w)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		free(w->seen[i]);
+	free(w->seen);
+	w->seen = NULL;
+	w->nseen = 0;
+}
+
+void watched__free(struct mw_watched *w)
+{
+	target__close(&w->target);
+	sites__free(&w->sites);
+	glibcview__close(w->glibc);
+	w->glibc = NULL;
+	w->glibc_pending = false;
+	watched__forget_objects(w);
+}
