@@ -78,7 +78,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps demo test unit integration bench clean vmlinux
+.PHONY: all deps demo test unit integration bench clean vmlinux docs
 
 all: $(BUILD)/memwatch
 
@@ -326,6 +326,15 @@ bench: deps
 		$(BUILD)/bench/pair_loop_unwind $(BUILD)/bench/pair_loop_cxx $(BUILD)/targets/prologues \
 		$(BUILD)/bench/pprof_build
 	$(Q)bash tests/bench/run.sh
+
+# docs/metrics.md from the tables of user/export/fields.c; the unit tests
+# fail when the committed file is stale
+$(BUILD)/mkmetrics: tests/tools/mkmetrics.c $(BUILD)/user/export/fields.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
+
+docs: $(BUILD)/mkmetrics
+	$(Q)$(BUILD)/mkmetrics > docs/metrics.md.tmp && mv docs/metrics.md.tmp docs/metrics.md
 
 clean:
 	rm -rf $(BUILD)

@@ -22,10 +22,7 @@ enum value {
 };
 
 struct family {
-	const char *name;
-	bool counter;
-	const char *unit;	/* NULL: none */
-	const char *help;
+	const struct mw_field *names;	/* fields.c */
 	enum value value;
 	const struct mw_counter_field *field;	/* for V_COUNTER */
 	bool heap_only;		/* absent under --no-heap */
@@ -33,32 +30,16 @@ struct family {
 
 /* After the counters of fields.c, which come first. */
 static const struct family families[] = {
-	{ "memwatch_lost_events", true, NULL,
-	  "Events not accounted, by reason; non-zero means figures are not exact.",
-	  V_LOST, NULL, false },
-	{ "memwatch_rss_bytes", false, "bytes",
-	  "Resident set size of the target, from /proc/PID/statm.", V_RSS, NULL, false },
-	{ "memwatch_overhead_ratio", false, "ratio",
-	  "Estimated CPU time the target spent in memwatch's probes over the last interval, as a fraction of one CPU.",
-	  V_OVERHEAD, NULL, false },
-	{ "memwatch_heap_attached", false, NULL,
-	  "1 while the allocator's probes are attached; 0 under --no-heap or once --max-overhead detached them.",
-	  V_HEAP_ATTACHED, NULL, false },
-	{ "memwatch_heap_since_seconds", false, "seconds",
-	  "Unix time the allocator's probes were last attached: the heap figures count from then.",
-	  V_HEAP_SINCE, NULL, true },
-	{ "memwatch_struct_elements", false, NULL,
-	  "Net change in a structure's elements since attach.", V_S_ELEMENTS, NULL, false },
-	{ "memwatch_struct_bytes", false, "bytes",
-	  "Live bytes allocated inside a structure's insert functions.",
-	  V_S_BYTES, NULL, true },
-	{ "memwatch_struct_estimated_bytes", false, "bytes",
-	  "A structure's elements times its static element size (--size).",
-	  V_S_ESTIMATED, NULL, false },
-	{ "memwatch_struct_inserts", true, NULL,
-	  "Calls of a structure's insert functions since attach.", V_S_INSERTS, NULL, false },
-	{ "memwatch_struct_removes", true, NULL,
-	  "Calls of a structure's remove functions since attach.", V_S_REMOVES, NULL, false },
+	{ &mw_target_fields[MW_TF_LOST], V_LOST, NULL, false },
+	{ &mw_target_fields[MW_TF_RSS], V_RSS, NULL, false },
+	{ &mw_target_fields[MW_TF_OVERHEAD], V_OVERHEAD, NULL, false },
+	{ &mw_target_fields[MW_TF_HEAP_ATTACHED], V_HEAP_ATTACHED, NULL, false },
+	{ &mw_target_fields[MW_TF_HEAP_SINCE], V_HEAP_SINCE, NULL, true },
+	{ &mw_struct_fields[MW_STF_ELEMENTS], V_S_ELEMENTS, NULL, false },
+	{ &mw_struct_fields[MW_STF_BYTES], V_S_BYTES, NULL, true },
+	{ &mw_struct_fields[MW_STF_ESTIMATED], V_S_ESTIMATED, NULL, false },
+	{ &mw_struct_fields[MW_STF_INSERTS], V_S_INSERTS, NULL, false },
+	{ &mw_struct_fields[MW_STF_REMOVES], V_S_REMOVES, NULL, false },
 };
 
 static bool is_struct(enum value v)
@@ -84,27 +65,25 @@ static bool family_present(const struct family *fam, const struct mw_layout *l)
 	return false;
 }
 
-static void header(FILE *f, enum mw_expo fmt, const struct family *fam)
+static void header(FILE *f, enum mw_expo fmt, const struct mw_field *fam)
 {
 	const char *suffix = fam->counter && fmt == MW_EXPO_PROMETHEUS ? "_total" : "";
 
-	fprintf(f, "# HELP %s%s %s\n", fam->name, suffix, fam->help);
-	fprintf(f, "# TYPE %s%s %s\n", fam->name, suffix, fam->counter ? "counter" : "gauge");
+	fprintf(f, "# HELP %s%s %s\n", fam->metric, suffix, fam->help);
+	fprintf(f, "# TYPE %s%s %s\n", fam->metric, suffix, fam->counter ? "counter" : "gauge");
 	if (fam->unit && fmt == MW_EXPO_OPENMETRICS)
-		fprintf(f, "# UNIT %s %s\n", fam->name, fam->unit);
+		fprintf(f, "# UNIT %s %s\n", fam->metric, fam->unit);
 }
 
-static void sample(FILE *f, const struct family *fam, const char *labels,
-		   int64_t v)
+static void sample(FILE *f, const struct mw_field *fam, const char *labels, int64_t v)
 {
-	fprintf(f, "%s%s{%s} %" PRId64 "\n", fam->name,
-		fam->counter ? "_total" : "", labels, v);
+	fprintf(f, "%s%s{%s} %" PRId64 "\n", fam->metric, fam->counter ? "_total" : "", labels, v);
 }
 
 /* A gauge that is not a whole number. */
-static void sample_double(FILE *f, const struct family *fam, const char *labels, double v)
+static void sample_double(FILE *f, const struct mw_field *fam, const char *labels, double v)
 {
-	fprintf(f, "%s{%s} %.6f\n", fam->name, labels, v);
+	fprintf(f, "%s{%s} %.6f\n", fam->metric, labels, v);
 }
 
 /* Label values (symbol names, process names): escaped as both formats say. */
@@ -162,7 +141,7 @@ static void struct_samples(FILE *f, const struct family *fam,
 		}
 		/* structure names are [A-Za-z_][A-Za-z0-9_]*: nothing to escape */
 		snprintf(labels, sizeof(labels), "%s,struct=\"%s\"", id, l->structs[k].name);
-		sample(f, fam, labels, v);
+		sample(f, fam->names, labels, v);
 	}
 }
 
@@ -177,19 +156,19 @@ static void target_samples(FILE *f, const struct family *fam,
 		return;
 	switch (fam->value) {
 	case V_COUNTER:
-		sample(f, fam, labels, fields__counter(fam->field, s));
+		sample(f, fam->names, labels, fields__counter(fam->field, s));
 		return;
 	case V_RSS:
-		sample(f, fam, labels, (int64_t)s->rss_bytes);
+		sample(f, fam->names, labels, (int64_t)s->rss_bytes);
 		return;
 	case V_OVERHEAD:
-		sample_double(f, fam, labels, s->overhead_percent / 100);
+		sample_double(f, fam->names, labels, s->overhead_percent / 100);
 		return;
 	case V_HEAP_ATTACHED:
-		sample(f, fam, labels, fields__heap(l, s));
+		sample(f, fam->names, labels, fields__heap(l, s));
 		return;
 	case V_HEAP_SINCE:
-		sample_double(f, fam, labels, s->heap_since.tv_sec + s->heap_since.tv_nsec / 1e9);
+		sample_double(f, fam->names, labels, s->heap_since.tv_sec + s->heap_since.tv_nsec / 1e9);
 		return;
 	case V_LOST:
 		for (size_t r = 0; r < mw_ncounter_fields; r++) {
@@ -198,25 +177,16 @@ static void target_samples(FILE *f, const struct family *fam,
 			if (!c->reason || (c->heap && !fields__heap(l, s)))
 				continue;
 			snprintf(labels, sizeof(labels), "%s,reason=\"%s\"", id, c->reason);
-			sample(f, fam, labels, (int64_t)s->c[c->counter]);
+			sample(f, fam->names, labels, (int64_t)s->c[c->counter]);
 		}
+		/* the kernel's skipped runs: lost_missed_probes in the CSV */
 		snprintf(labels, sizeof(labels), "%s,reason=\"missed_probes\"", id);
-		sample(f, fam, labels, (int64_t)s->lost_missed);
+		sample(f, fam->names, labels, (int64_t)s->lost_missed);
 		return;
 	default:
 		struct_samples(f, fam, l, s);
 	}
 }
-
-static const struct {
-	const char *name, *help, *unit;
-	bool counter;
-} site_families[] = {
-	{ "memwatch_site_live_bytes", "Live bytes allocated at a call site (top N sites).", "bytes", false },
-	{ "memwatch_site_live_allocations", "Live blocks allocated at a call site (top N sites).", NULL, false },
-	{ "memwatch_site_leak_suspect", "1 if the site's live bytes grew in each of the last K intervals.", NULL, false },
-	{ "memwatch_struct_insert_site_calls", "Calls of a structure's insert functions by call site (top N).", NULL, true },
-};
 
 /* The top N sites of each target, and who grows each structure. */
 static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
@@ -224,31 +194,28 @@ static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 {
 	char site[512], labels[800], id[96];
 
-	for (size_t k = 0; k < sizeof(site_families) / sizeof(site_families[0]); k++) {
-		struct family fam = { .name = site_families[k].name,
-				      .counter = site_families[k].counter,
-				      .unit = site_families[k].unit,
-				      .help = site_families[k].help };
+	for (size_t k = 0; k < MW_SITE__COUNT; k++) {
+		const struct mw_field *fam = &mw_site_fields[k];
 
-		if (k == 3 && !l->nstructs)
+		if (k == MW_SITE_INSERT_CALLS && !l->nstructs)
 			continue;
-		header(f, fmt, &fam);
+		header(f, fmt, fam);
 		for (int t = 0; t < n; t++) {
 			const struct mw_sites *s = snaps[t]->sites;
 
 			/* a detached heap's sites are stale: its structures'
 			 * insert sites go on */
-			if (!s || (k != 3 && !fields__heap(l, snaps[t])))
+			if (!s || (k != MW_SITE_INSERT_CALLS && !fields__heap(l, snaps[t])))
 				continue;
 			who(snaps[t], id, sizeof(id));
-			if (k == 3) {
+			if (k == MW_SITE_INSERT_CALLS) {
 				for (size_t i = 0; i < s->nins && i < (size_t)l->top; i++) {
 					if (snaps[t]->s[s->ins[i].struct_id].detached)
 						continue;	/* its counts stopped */
 					escape(s->ins[i].name, site, sizeof(site));
 					snprintf(labels, sizeof(labels), "%s,struct=\"%s\",site=\"%s\"",
 						 id, l->structs[s->ins[i].struct_id].name, site);
-					sample(f, &fam, labels, (int64_t)s->ins[i].calls);
+					sample(f, fam, labels, (int64_t)s->ins[i].calls);
 				}
 				continue;
 			}
@@ -257,8 +224,8 @@ static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 
 				escape(r->name, site, sizeof(site));
 				snprintf(labels, sizeof(labels), "%s,site=\"%s\"", id, site);
-				sample(f, &fam, labels, k == 0 ? r->live_bytes :
-					       k == 1 ? r->live_blocks : r->suspect);
+				sample(f, fam, labels, k == MW_SITE_LIVE_BYTES ? r->live_bytes :
+						       k == MW_SITE_LIVE_ALLOCS ? r->live_blocks : r->suspect);
 			}
 		}
 	}
@@ -280,7 +247,7 @@ static void glibc_samples(FILE *f, enum mw_expo fmt, const struct mw_snapshot *c
 
 	for (size_t k = 0; k < mw_nglibc_fields; k++) {
 		const struct mw_glibc_field *g = &mw_glibc_fields[k];
-		struct family fam = { .name = g->metric, .unit = g->unit, .help = g->help };
+		struct mw_field fam = { .metric = g->metric, .unit = g->unit, .help = g->help };
 
 		header(f, fmt, &fam);
 		for (int t = 0; t < n; t++) {
@@ -303,7 +270,7 @@ static void family_samples(FILE *f, enum mw_expo fmt, const struct family *fam,
 {
 	if (!family_present(fam, l))
 		return;
-	header(f, fmt, fam);
+	header(f, fmt, fam->names);
 	for (int t = 0; t < n; t++)
 		target_samples(f, fam, l, snaps[t]);
 }
@@ -313,9 +280,10 @@ int expo__write(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 {
 	for (size_t i = 0; i < mw_ncounter_fields; i++) {
 		const struct mw_counter_field *c = &mw_counter_fields[i];
-		struct family fam = { .name = c->metric, .counter = c->counter >= 0,
-				      .unit = c->unit, .help = c->help, .value = V_COUNTER,
-				      .field = c, .heap_only = c->heap };
+		struct mw_field names = { .metric = c->metric, .counter = c->counter >= 0,
+					  .unit = c->unit, .help = c->help };
+		struct family fam = { .names = &names, .value = V_COUNTER, .field = c,
+				      .heap_only = c->heap };
 
 		if (c->metric)
 			family_samples(f, fmt, &fam, l, snaps, n);

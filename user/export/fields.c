@@ -5,6 +5,7 @@
  * the metric families.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include "export/fields.h"
 
 const struct mw_counter_field mw_counter_fields[] = {
@@ -25,12 +26,18 @@ const struct mw_counter_field mw_counter_fields[] = {
 	{ MW_C_UNTRACKED_FREES, "heap_untracked_frees", "memwatch_heap_untracked_frees", NULL, NULL,
 	  "Frees of blocks allocated before attach (they change nothing).", true },
 	/* losses; those of structures stay meaningful without the heap */
-	{ MW_C_LOST_TABLE_FULL, "lost_table_full", NULL, "table_full", NULL, NULL, true },
-	{ MW_C_LOST_UNPAIRED, "lost_unpaired", NULL, "unpaired", NULL, NULL, false },
-	{ MW_C_LOST_SCOPES, "lost_scopes", NULL, "scopes", NULL, NULL, false },
-	{ MW_C_LOST_SITES, "lost_sites", NULL, "sites", NULL, NULL, false },
-	{ MW_C_LOST_STACKS, "lost_stacks", NULL, "stacks", NULL, NULL, false },
-	{ MW_C_LOST_EVENTS, "lost_events", NULL, "events", NULL, NULL, false },
+	{ MW_C_LOST_TABLE_FULL, "lost_table_full", NULL, "table_full", NULL,
+	  "Blocks not recorded because the live-block table was full (--max-live-blocks).", true },
+	{ MW_C_LOST_UNPAIRED, "lost_unpaired", NULL, "unpaired", NULL,
+	  "Calls whose entry and return could not be paired.", false },
+	{ MW_C_LOST_SCOPES, "lost_scopes", NULL, "scopes", NULL,
+	  "Insert calls nested deeper than 8 on one thread.", false },
+	{ MW_C_LOST_SITES, "lost_sites", NULL, "sites", NULL,
+	  "Allocations not attributed to a site: the site table was full.", false },
+	{ MW_C_LOST_STACKS, "lost_stacks", NULL, "stacks", NULL,
+	  "Allocations not attributed to a stack: the stack table was full.", false },
+	{ MW_C_LOST_EVENTS, "lost_events", NULL, "events", NULL,
+	  "Exec, fork or library-load events of the target that found the ring buffer full.", false },
 	{ MW_F_STEPPED, "probes_single_stepped", "memwatch_probes_single_stepped", NULL, NULL,
 	  "Probes left on an instruction the kernel single-steps (about 45 times the cost of an emulated one).",
 	  false },
@@ -72,6 +79,57 @@ const struct mw_glibc_field mw_glibc_fields[] = {
 };
 const size_t mw_nglibc_fields = sizeof(mw_glibc_fields) / sizeof(mw_glibc_fields[0]);
 
+const struct mw_field mw_target_fields[MW_TF__COUNT] = {
+	[MW_TF_TIMESTAMP] = { "timestamp", NULL, NULL,
+			      "When the row was sampled: RFC 3339, UTC, with milliseconds.", false },
+	[MW_TF_PID] = { "pid", NULL, NULL,
+			"The target process; every metric sample carries it as the label pid.", false },
+	[MW_TF_MISSED] = { "lost_missed_probes", NULL, NULL,
+			   "Probe runs the kernel skipped because a BPF program was already running on that CPU (all targets together).",
+			   false },
+	[MW_TF_RSS] = { "rss_bytes", "memwatch_rss_bytes", "bytes",
+			"Resident set size of the target, from /proc/PID/statm.", false },
+	[MW_TF_OVERHEAD] = { "overhead_percent", "memwatch_overhead_ratio", "ratio",
+			     "Estimated CPU time the target spent in memwatch's probes over the last interval, as a fraction of one CPU.",
+			     false },
+	[MW_TF_HEAP_ATTACHED] = { "heap_attached", "memwatch_heap_attached", NULL,
+				  "1 while the allocator's probes are attached; 0 under --no-heap or once --max-overhead detached them.",
+				  false },
+	[MW_TF_HEAP_SINCE] = { "heap_since", "memwatch_heap_since_seconds", "seconds",
+			       "Unix time the allocator's probes were last attached: the heap figures count from then.",
+			       false },
+	[MW_TF_SITES] = { "sites", NULL, NULL, "Allocation sites holding live blocks.", false },
+	[MW_TF_SUSPECTS] = { "leak_suspect_sites", NULL, NULL,
+			     "Sites whose live bytes grew in each of the last --leak-intervals intervals.",
+			     false },
+	[MW_TF_LOST] = { NULL, "memwatch_lost_events", NULL,
+			 "Events not accounted, by reason; non-zero means figures are not exact.", true },
+};
+
+const struct mw_field mw_struct_fields[MW_STF__COUNT] = {
+	[MW_STF_ELEMENTS] = { "_elements", "memwatch_struct_elements", NULL,
+			      "Net change in a structure's elements since attach.", false },
+	[MW_STF_BYTES] = { "_bytes", "memwatch_struct_bytes", "bytes",
+			   "Live bytes allocated inside a structure's insert functions.", false },
+	[MW_STF_ESTIMATED] = { "_estimated_bytes", "memwatch_struct_estimated_bytes", "bytes",
+			       "A structure's elements times its static element size (--size).", false },
+	[MW_STF_INSERTS] = { "_insert_calls", "memwatch_struct_inserts", NULL,
+			     "Calls of a structure's insert functions since attach.", true },
+	[MW_STF_REMOVES] = { "_remove_calls", "memwatch_struct_removes", NULL,
+			     "Calls of a structure's remove functions since attach.", true },
+};
+
+const struct mw_field mw_site_fields[MW_SITE__COUNT] = {
+	[MW_SITE_LIVE_BYTES] = { NULL, "memwatch_site_live_bytes", "bytes",
+				 "Live bytes allocated at a call site (top N sites).", false },
+	[MW_SITE_LIVE_ALLOCS] = { NULL, "memwatch_site_live_allocations", NULL,
+				  "Live blocks allocated at a call site (top N sites).", false },
+	[MW_SITE_SUSPECT] = { NULL, "memwatch_site_leak_suspect", NULL,
+			      "1 if the site's live bytes grew in each of the last K intervals.", false },
+	[MW_SITE_INSERT_CALLS] = { NULL, "memwatch_struct_insert_site_calls", NULL,
+				   "Calls of a structure's insert functions by call site (top N).", true },
+};
+
 bool fields__heap(const struct mw_layout *l, const struct mw_snapshot *s)
 {
 	return l->heap && s->heap_attached;
@@ -105,4 +163,78 @@ uint64_t fields__glibc(const struct mw_glibc_field *f, const struct mw_glibc_sam
 	if (f->kind == MW_G_FLAG)
 		return *(const bool *)p;
 	return *(const uint64_t *)p;
+}
+
+/* ------------------------------------------------------- docs/metrics.md */
+
+static void doc_row(FILE *f, const char *col, const char *metric, const char *labels,
+		    bool counter, const char *unit, const char *help)
+{
+	fprintf(f, "| %s%s%s | ", col ? "`" : "", col ? col : "", col ? "`" : "");
+	if (metric)
+		fprintf(f, "`%s%s%s` (%s)", metric, counter ? "_total" : "", labels,
+			counter ? "counter" : "gauge");
+	fprintf(f, " | %s | %s |\n", unit ? unit : "", help ? help : "");
+}
+
+static void doc_field(FILE *f, const struct mw_field *d, const char *col, const char *labels)
+{
+	doc_row(f, col, d->metric, labels, d->counter, d->unit, d->help);
+}
+
+void fields__document(FILE *f)
+{
+	char col[64], labels[64];
+
+	fputs("# memwatch's figures\n\n"
+	      "Every CSV column (the JSON API's keys are the same) and every metric family, with\n"
+	      "its unit and meaning. Generated by `make docs` from `user/export/fields.c`, where\n"
+	      "each figure is named once; `make test` fails when this file is stale.\n\n"
+	      "Every metric sample has the labels `pid` and, when known, `comm`. Counters are\n"
+	      "OpenMetrics families whose samples end in `_total`.\n\n"
+	      "## Columns, in the CSV's order\n\n"
+	      "| column | metric | unit | meaning |\n|---|---|---|---|\n", f);
+	doc_field(f, &mw_target_fields[MW_TF_TIMESTAMP], mw_target_fields[MW_TF_TIMESTAMP].csv, "");
+	doc_field(f, &mw_target_fields[MW_TF_PID], mw_target_fields[MW_TF_PID].csv, "");
+	for (size_t i = 0; i < mw_ncounter_fields; i++) {
+		const struct mw_counter_field *c = &mw_counter_fields[i];
+
+		snprintf(labels, sizeof(labels), "{reason=\"%s\"}", c->reason ? c->reason : "");
+		if (c->metric)
+			doc_row(f, c->csv, c->metric, "", c->counter >= 0, c->unit, c->help);
+		else
+			doc_row(f, c->csv, mw_target_fields[MW_TF_LOST].metric, labels, true, NULL,
+				c->help);
+	}
+	for (int k = MW_TF_MISSED; k < MW_TF_LOST; k++) {
+		const struct mw_field *d = &mw_target_fields[k];
+
+		if (k == MW_TF_MISSED)
+			doc_row(f, d->csv, mw_target_fields[MW_TF_LOST].metric,
+				"{reason=\"missed_probes\"}", true, NULL, d->help);
+		else
+			doc_field(f, d, d->csv, "");
+	}
+	for (size_t i = 0; i < mw_nglibc_fields; i++) {
+		const struct mw_glibc_field *g = &mw_glibc_fields[i];
+
+		doc_row(f, g->csv, g->metric, "", false, g->unit, g->help);
+	}
+	for (int k = 0; k < MW_STF__COUNT; k++) {
+		snprintf(col, sizeof(col), "NAME%s", mw_struct_fields[k].csv);
+		doc_field(f, &mw_struct_fields[k], col, "{struct=\"NAME\"}");
+	}
+	fputs("\n`sites` and `leak_suspect_sites` are there with site tracking (`--top`,\n"
+	      "`--folded`, `--pprof`, `--stacks`, `-f table`); `NAME_*` once per structure NAME\n"
+	      "(`NAME_estimated_bytes` with `--size`); the heap's columns are empty under\n"
+	      "`--no-heap` and while the budget keeps the allocator's probes detached.\n\n"
+	      "## Metrics without a column\n\n"
+	      "| metric | unit | meaning |\n|---|---|---|\n", f);
+	for (int k = 0; k < MW_SITE__COUNT; k++) {
+		const struct mw_field *d = &mw_site_fields[k];
+
+		fprintf(f, "| `%s%s{%ssite=\"...\"}` (%s) | %s | %s |\n", d->metric,
+			d->counter ? "_total" : "", k == MW_SITE_INSERT_CALLS ? "struct=\"NAME\"," : "",
+			d->counter ? "counter" : "gauge", d->unit ? d->unit : "", d->help);
+	}
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fields.h - every per-target figure of a snapshot, once: its CSV column,
- * its metric family, its help text, whether it is an event memwatch lost,
- * and whether it needs the heap probes. The CSV, OpenMetrics and table
- * writers, and the lost-events sum, all read these tables, so a counter
- * added here appears everywhere at once.
+ * fields.h - every figure memwatch reports, named once: its CSV column,
+ * its metric family, its unit and help text, whether it is an event
+ * memwatch lost, and whether it needs the heap probes. The CSV, JSON,
+ * OpenMetrics and table writers, the lost-events sum and docs/metrics.md
+ * (fieldsdoc.c) all read these tables, so a figure added here appears
+ * everywhere at once, under the same names.
  */
 #ifndef MW_FIELDS_H
 #define MW_FIELDS_H
@@ -12,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "sample/snapshot.h"
 
 /* A counter of enum mw_counter, or one of these derived figures. */
@@ -48,6 +50,55 @@ struct mw_glibc_field {
 extern const struct mw_glibc_field mw_glibc_fields[];
 extern const size_t mw_nglibc_fields;
 
+/* A figure's names: its CSV column (a structure's: the suffix after its
+ * name), its metric family, its unit and help; NULL where it has none. */
+struct mw_field {
+	const char *csv;
+	const char *metric;
+	const char *unit;	/* "bytes", "ratio", "seconds", or NULL */
+	const char *help;
+	bool counter;		/* a counter: its samples end in _total */
+};
+
+/* A target's figures besides its counters and glibc's, in CSV order. */
+enum mw_target_figure {
+	MW_TF_TIMESTAMP,	/* the first column */
+	MW_TF_PID,		/* the second; a label on every sample */
+	/* the counters of mw_counter_fields come here in the CSV */
+	MW_TF_MISSED,		/* lost_missed_probes; memwatch_lost_events'
+				 * reason "missed_probes" */
+	MW_TF_RSS,
+	MW_TF_OVERHEAD,		/* a percentage in the CSV, a ratio as a metric */
+	MW_TF_HEAP_ATTACHED,
+	MW_TF_HEAP_SINCE,	/* RFC 3339 in the CSV, Unix seconds as a metric */
+	MW_TF_SITES,		/* with site tracking */
+	MW_TF_SUSPECTS,		/* with site tracking */
+	MW_TF_LOST,		/* memwatch_lost_events, by reason: no column */
+	MW_TF__COUNT,
+};
+extern const struct mw_field mw_target_fields[MW_TF__COUNT];
+
+/* A structure's figures: column NAME + csv, metric with struct="NAME". */
+enum mw_struct_figure {
+	MW_STF_ELEMENTS,
+	MW_STF_BYTES,		/* with the heap probes */
+	MW_STF_ESTIMATED,	/* with --size */
+	MW_STF_INSERTS,
+	MW_STF_REMOVES,
+	MW_STF__COUNT,
+};
+extern const struct mw_field mw_struct_fields[MW_STF__COUNT];
+
+/* The allocation sites' families (with site tracking; metrics only). */
+enum mw_site_figure {
+	MW_SITE_LIVE_BYTES,
+	MW_SITE_LIVE_ALLOCS,
+	MW_SITE_SUSPECT,
+	MW_SITE_INSERT_CALLS,	/* by structure and site */
+	MW_SITE__COUNT,
+};
+extern const struct mw_field mw_site_fields[MW_SITE__COUNT];
+
 /* Whether @s's heap figures mean something: the allocator's probes are
  * attached to its target (not --no-heap, not detached by the budget). */
 bool fields__heap(const struct mw_layout *l, const struct mw_snapshot *s);
@@ -58,5 +109,9 @@ int64_t fields__counter(const struct mw_counter_field *f, const struct mw_snapsh
 uint64_t fields__lost(const struct mw_snapshot *s);
 /* The uint64 glibc figure @f of @g (MW_G_U64 and MW_G_FLAG). */
 uint64_t fields__glibc(const struct mw_glibc_field *f, const struct mw_glibc_sample *g);
+
+/* docs/metrics.md: every column and metric of these tables, as Markdown
+ * (make docs writes it; a unit test fails when the file is stale). */
+void fields__document(FILE *f);
 
 #endif

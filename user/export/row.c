@@ -12,6 +12,10 @@
 #include "export/row.h"
 #include "export/timestamp.h"
 
+/* The CSV names of fields.c's figures. */
+#define T(fig)	(mw_target_fields[fig].csv)
+#define S(fig)	(mw_struct_fields[fig].csv)
+
 struct walk {
 	const struct mw_layout *l;
 	const struct mw_snapshot *s;
@@ -70,17 +74,17 @@ static void heap_columns(struct walk *w)
 		else
 			put_uint(w, c->csv, "", s->c[c->counter], empty);
 	}
-	put_uint(w, "lost_missed_probes", "", s->lost_missed, false);
-	put_uint(w, "rss_bytes", "", s->rss_bytes, false);
-	put(w, "overhead_percent", "", MW_COL_PERCENT,
+	put_uint(w, T(MW_TF_MISSED), "", s->lost_missed, false);
+	put_uint(w, T(MW_TF_RSS), "", s->rss_bytes, false);
+	put(w, T(MW_TF_OVERHEAD), "", MW_COL_PERCENT,
 	    (union mw_value){ .d = s->overhead_percent }, false);
-	put_uint(w, "heap_attached", "", heap, false);
-	put(w, "heap_since", "", MW_COL_TIME,
+	put_uint(w, T(MW_TF_HEAP_ATTACHED), "", heap, false);
+	put(w, T(MW_TF_HEAP_SINCE), "", MW_COL_TIME,
 	    (union mw_value){ .i = (int64_t)s->heap_since.tv_sec * 1000000000 +
 				   s->heap_since.tv_nsec }, !heap);
 	if (w->l->sites) {
-		put_uint(w, "sites", "", s->sites ? s->sites->nrows : 0, !heap);
-		put_uint(w, "leak_suspect_sites", "", s->sites ? s->sites->suspects : 0, !heap);
+		put_uint(w, T(MW_TF_SITES), "", s->sites ? s->sites->nrows : 0, !heap);
+		put_uint(w, T(MW_TF_SUSPECTS), "", s->sites ? s->sites->suspects : 0, !heap);
 	}
 }
 
@@ -107,12 +111,12 @@ static void struct_columns(struct walk *w)
 		const char *n = w->l->structs[i].name;
 
 		/* a structure whose probes were detached has no figures */
-		put_int(w, n, "_elements", ss->elements, ss->detached);
-		put_int(w, n, "_bytes", ss->bytes, ss->detached || !fields__heap(w->l, w->s));
+		put_int(w, n, S(MW_STF_ELEMENTS), ss->elements, ss->detached);
+		put_int(w, n, S(MW_STF_BYTES), ss->bytes, ss->detached || !fields__heap(w->l, w->s));
 		if (w->l->structs[i].size)
-			put_int(w, n, "_estimated_bytes", ss->estimated_bytes, ss->detached);
-		put_uint(w, n, "_insert_calls", ss->insert_calls, ss->detached);
-		put_uint(w, n, "_remove_calls", ss->remove_calls, ss->detached);
+			put_int(w, n, S(MW_STF_ESTIMATED), ss->estimated_bytes, ss->detached);
+		put_uint(w, n, S(MW_STF_INSERTS), ss->insert_calls, ss->detached);
+		put_uint(w, n, S(MW_STF_REMOVES), ss->remove_calls, ss->detached);
 	}
 }
 
