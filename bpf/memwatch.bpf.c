@@ -260,11 +260,14 @@ static __always_inline bool restarting(struct pt_regs *ctx, const struct mw_plac
 	return pl && pl->guard && jcc_taken(ctx->flags, pl->guard - 1u);
 }
 
-/* Integer argument @n (1-6) as the function was called with it. */
-static __always_inline __u64 entry_arg(struct pt_regs *ctx, const struct mw_place *pl, int n)
+/* Integer argument @n (1-6, a constant) as the function was called with
+ * it; 0 for argument 0 (a value the op does not read, mw_op_args). */
+static __always_inline __u64 entry_arg(struct pt_regs *ctx, const struct mw_place *pl, __u32 n)
 {
+	if (n < 1 || n > MW_NARGS)
+		return 0;
 	if (pl)
-		return reg_of(ctx, pl->arg[n - 1]);	/* n is a constant here */
+		return reg_of(ctx, pl->arg[n - 1]);
 	switch (n) {
 	case 1:	return PT_REGS_PARM1(ctx);
 	case 2:	return PT_REGS_PARM2(ctx);
@@ -624,6 +627,19 @@ static __always_inline bool outer_open(__u64 sp)
 	return ra == trampoline() || held_by_trampoline(sp, ra);
 }
 
+/* The values allocator op @op reads (mw_op_args, a constant here) into @c. */
+static __always_inline void read_args(struct pt_regs *ctx, const struct mw_place *pl,
+				      __u32 op, struct mw_call *c)
+{
+	const struct mw_op_args *a = &mw_op_args[op];
+
+	c->old = entry_arg(ctx, pl, a->old);
+	c->size = entry_arg(ctx, pl, a->size);
+	if (a->count)
+		c->bad_size = mul_overflows(c->size, entry_arg(ctx, pl, a->count), &c->size);
+	c->extra = entry_arg(ctx, pl, a->extra);
+}
+
 /*
  * An allocator entry point's entry: opens the thread's call, to be closed
  * by its return. Returns MW_NO_RETURN when the return does not matter: a
@@ -663,44 +679,27 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 	c.op = op;
 	c.slot = slot;
 	c.gen = generation(slot);
+	/* a case per op, so that each reads its arguments at constant
+	 * offsets of the registers (the verifier refuses ctx at a variable
+	 * one); which they are is mw_op_args's to say */
 	switch (op) {
-	case MW_OP_FREE:
-		block_free(slot, entry_arg(ctx, pl, 1));
-		if (!(cookie & MW_ALLOC_PAIRED))
-			return MW_NO_RETURN;
-		break;		/* open a call: what it calls is nested */
-	case MW_OP_MALLOC:
-		c.size = entry_arg(ctx, pl, 1);
-		break;
-	case MW_OP_CALLOC:
-		c.bad_size = mul_overflows(entry_arg(ctx, pl, 1),
-					   entry_arg(ctx, pl, 2), &c.size);
-		break;
-	case MW_OP_REALLOC:
-		c.old = entry_arg(ctx, pl, 1);
-		c.size = entry_arg(ctx, pl, 2);
-		break;
-	case MW_OP_REALLOCARRAY:
-		c.old = entry_arg(ctx, pl, 1);
-		c.bad_size = mul_overflows(entry_arg(ctx, pl, 2),
-					   entry_arg(ctx, pl, 3), &c.size);
-		break;
-	case MW_OP_MEMALIGN:
-		c.size = entry_arg(ctx, pl, 2);
-		break;
-	case MW_OP_POSIX_MEMALIGN:
-		c.old = entry_arg(ctx, pl, 1);
-		c.size = entry_arg(ctx, pl, 3);
-		break;
-	case MW_OP_XALLOCX:
-		c.extra = entry_arg(ctx, pl, 3);
-		/* fall through */
-	case MW_OP_EXPAND:
-		c.old = entry_arg(ctx, pl, 1);
-		c.size = entry_arg(ctx, pl, 2);
-		break;
+	case MW_OP_MALLOC:		read_args(ctx, pl, MW_OP_MALLOC, &c); break;
+	case MW_OP_CALLOC:		read_args(ctx, pl, MW_OP_CALLOC, &c); break;
+	case MW_OP_REALLOC:		read_args(ctx, pl, MW_OP_REALLOC, &c); break;
+	case MW_OP_REALLOCARRAY:	read_args(ctx, pl, MW_OP_REALLOCARRAY, &c); break;
+	case MW_OP_MEMALIGN:		read_args(ctx, pl, MW_OP_MEMALIGN, &c); break;
+	case MW_OP_POSIX_MEMALIGN:	read_args(ctx, pl, MW_OP_POSIX_MEMALIGN, &c); break;
+	case MW_OP_FREE:		read_args(ctx, pl, MW_OP_FREE, &c); break;
+	case MW_OP_XALLOCX:		read_args(ctx, pl, MW_OP_XALLOCX, &c); break;
+	case MW_OP_EXPAND:		read_args(ctx, pl, MW_OP_EXPAND, &c); break;
 	default:
 		return MW_NO_RETURN;
+	}
+	if (op == MW_OP_FREE) {
+		block_free(slot, c.old);
+		if (!(cookie & MW_ALLOC_PAIRED))
+			return MW_NO_RETURN;
+		c.old = 0;	/* open a call: what it calls is nested */
 	}
 	if ((cookie & MW_ALLOC_THROWS) &&
 	    (c.bad_size || c.size >= (cookie & MW_ALLOC_NORESERVE ?
@@ -1113,11 +1112,11 @@ int unwind_handler(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	const struct mw_place *pl = place_of(cookie);
-	__u64 exc = entry_arg(ctx, pl, 4), keep = 0;
+	__u64 exc = entry_arg(ctx, pl, MW_PERSONALITY_EXCEPTION), keep = 0;
 	struct mw_thread *t;
 
 	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
-	if (((__u32)entry_arg(ctx, pl, 2) & MW_UA_HANDLER) != MW_UA_HANDLER)
+	if (((__u32)entry_arg(ctx, pl, MW_PERSONALITY_ACTIONS) & MW_UA_HANDLER) != MW_UA_HANDLER)
 		return 0;
 	t = thread(false);
 	if (!t || !t->nscopes ||

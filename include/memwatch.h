@@ -24,29 +24,65 @@
  */
 enum mw_op {
 	MW_OP_NONE = 0,
-	MW_OP_MALLOC,		/* size = arg1 */
-	MW_OP_CALLOC,		/* size = arg1 * arg2 */
-	MW_OP_REALLOC,		/* old = arg1, size = arg2 */
-	MW_OP_REALLOCARRAY,	/* old = arg1, size = arg2 * arg3 */
-	MW_OP_MEMALIGN,		/* size = arg2 (aligned_alloc, memalign) */
-	MW_OP_POSIX_MEMALIGN,	/* out = arg1, size = arg3, result in *out */
-	MW_OP_FREE,		/* old = arg1, entry probe only */
-	MW_OP_XALLOCX,		/* jemalloc: old = arg1, size = arg2, extra =
-				 * arg3; returns the usable size, in place */
-	MW_OP_EXPAND,		/* mimalloc mi_expand: old = arg1, size = arg2;
-				 * returns old if resized in place, else NULL */
+	MW_OP_MALLOC,
+	MW_OP_CALLOC,
+	MW_OP_REALLOC,
+	MW_OP_REALLOCARRAY,
+	MW_OP_MEMALIGN,		/* aligned_alloc, memalign */
+	MW_OP_POSIX_MEMALIGN,	/* the result in *out */
+	MW_OP_FREE,		/* entry probe only */
+	MW_OP_XALLOCX,		/* jemalloc: returns the usable size, in place */
+	MW_OP_EXPAND,		/* mimalloc mi_expand: returns old if resized in
+				 * place, else NULL */
 	MW_OP__COUNT,
 };
 
-/* The arguments alloc_entry reads for each op (bit n: argument n + 1),
- * as listed above: placement.c must keep them recoverable. */
-#define MW_OP_ARGS(op)							\
-	((op) == MW_OP_MALLOC || (op) == MW_OP_FREE ? 0x1 :		\
-	 (op) == MW_OP_CALLOC || (op) == MW_OP_REALLOC ||		\
-	 (op) == MW_OP_EXPAND ? 0x3 :					\
-	 (op) == MW_OP_REALLOCARRAY || (op) == MW_OP_XALLOCX ? 0x7 :	\
-	 (op) == MW_OP_MEMALIGN ? 0x2 :					\
-	 (op) == MW_OP_POSIX_MEMALIGN ? 0x5 : 0)
+/*
+ * Which argument (1-6; 0: none) holds each value an op reads: the block
+ * it frees or resizes (posix_memalign: its out pointer), the size, what
+ * the size is multiplied by (calloc, reallocarray), xallocx's extra. The
+ * BPF program reads exactly these (alloc_entry), and placement keeps
+ * exactly these recoverable (mw_op_reads): this table is the one place
+ * that says it.
+ */
+struct mw_op_args {
+	__u8 old, size, count, extra;
+};
+
+static const struct mw_op_args mw_op_args[MW_OP__COUNT] __attribute__((unused)) = {
+	[MW_OP_MALLOC]		= { .size = 1 },
+	[MW_OP_CALLOC]		= { .size = 1, .count = 2 },
+	[MW_OP_REALLOC]		= { .old = 1, .size = 2 },
+	[MW_OP_REALLOCARRAY]	= { .old = 1, .size = 2, .count = 3 },
+	[MW_OP_MEMALIGN]	= { .size = 2 },
+	[MW_OP_POSIX_MEMALIGN]	= { .old = 1, .size = 3 },
+	[MW_OP_FREE]		= { .old = 1 },
+	[MW_OP_XALLOCX]		= { .old = 1, .size = 2, .extra = 3 },
+	[MW_OP_EXPAND]		= { .old = 1, .size = 2 },
+};
+
+/* Bit n - 1 for argument n (1-6), none for 0. */
+#define MW_ARG_BIT(n)		((n) ? 1u << ((n) - 1) : 0u)
+
+/* The arguments @op reads, a bit each (bit n: argument n + 1). */
+static inline __u8 mw_op_reads(__u32 op)
+{
+	const struct mw_op_args *a;
+
+	if (op >= MW_OP__COUNT)
+		return 0;
+	a = &mw_op_args[op];
+	return (__u8)(MW_ARG_BIT(a->old) | MW_ARG_BIT(a->size) | MW_ARG_BIT(a->count) |
+		      MW_ARG_BIT(a->extra));
+}
+
+/*
+ * An exception's personality routine, as the unwinder calls it:
+ * (version, actions, exception class, exception, context). The handler
+ * probe reads these two.
+ */
+#define MW_PERSONALITY_ACTIONS		2
+#define MW_PERSONALITY_EXCEPTION	4
 
 /* Cookie of an allocator probe: the op in the low byte, and this flag for a
  * free-type entry point that has a return probe too, because it may call

@@ -67,6 +67,11 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
+const struct option *cli__options(void)
+{
+	return long_opts;
+}
+
 /* A format: the defaults come from cli.h */
 static const char usage_text[] =
 "Usage: memwatch -p PID [options]\n"

@@ -6,6 +6,7 @@
 #ifndef MW_CLI_H
 #define MW_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -94,6 +95,9 @@ struct mw_options {
  */
 int cli__parse(int argc, char **argv, struct mw_options *opts);
 
+/* The parser's long options, ended by an entry with a NULL name: what
+ * --help and memwatch.8 must list (tests/unit/test_docs.c checks). */
+const struct option *cli__options(void);
 /* Frees what cli__parse allocated. */
 void cli__free(struct mw_options *opts);
 

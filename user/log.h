@@ -15,9 +15,4 @@ bool mw_debugging(void);
  * whoever reads a bug report. */
 void mw_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Exit codes (the contract): */
-#define MW_EXIT_OK	0	/* count reached, signal, target exited */
-#define MW_EXIT_FAIL	1	/* runtime failure */
-#define MW_EXIT_USAGE	2	/* bad command line */
-
 #endif

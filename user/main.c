@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
+#include "exitcodes.h"
 #include "log.h"
 #include "memwatch.skel.h"
 #include "privs.h"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "capture.h"
 #include "cli.h"
 #include "sample/sites.h"
 
@@ -483,41 +484,6 @@ static char *describe(const struct mw_options *o)
 	fputc(' ', f);
 	fclose(f);
 	return buf;
-}
-
-/* What went to one of stdout or stderr while the parser ran. */
-struct capture {
-	int fd, saved;
-	FILE *file, *stream;
-};
-
-static void capture__start(struct capture *c, FILE *stream)
-{
-	c->stream = stream;
-	c->fd = fileno(stream);
-	fflush(stream);
-	c->file = tmpfile();
-	cr_assert_not_null(c->file, "tmpfile() works");
-	c->saved = dup(c->fd);
-	cr_assert(c->saved >= 0 && dup2(fileno(c->file), c->fd) >= 0, "fd %d is redirected", c->fd);
-}
-
-/* Ends the capture; returns what was written, malloc'd. */
-static char *capture__end(struct capture *c)
-{
-	long len;
-	char *text;
-
-	fflush(c->stream);
-	dup2(c->saved, c->fd);
-	close(c->saved);
-	len = ftell(c->file);
-	text = calloc(1, (size_t)len + 1);
-	cr_assert_not_null(text, "the capture is read");
-	rewind(c->file);
-	cr_assert_eq(fread(text, 1, (size_t)len, c->file), (size_t)len, "the capture is read whole");
-	fclose(c->file);
-	return text;
 }
 
 /* The parsed options hold every run of fields the case names. */

@@ -515,3 +515,20 @@ Test(placement, go_argument_overwritten_before_the_check__lost)
 	cr_expect(strstr(placement__why(&p, why, sizeof(why)), "before its stack check"),
 		  "and it says so: %s", why);
 }
+
+/* What each allocator op reads, from mw_op_args (memwatch.h), the one
+ * table both the BPF program and placement follow. */
+Test(placement, op_args__each_op_reads_its_values)
+{
+	static const struct { enum mw_op op; uint8_t reads; } cases[] = {
+		{ MW_OP_MALLOC, ARG(1) }, { MW_OP_CALLOC, ARG(1) | ARG(2) },
+		{ MW_OP_REALLOC, ARG(1) | ARG(2) }, { MW_OP_REALLOCARRAY, ARG(1) | ARG(2) | ARG(3) },
+		{ MW_OP_MEMALIGN, ARG(2) }, { MW_OP_POSIX_MEMALIGN, ARG(1) | ARG(3) },
+		{ MW_OP_FREE, ARG(1) }, { MW_OP_XALLOCX, ARG(1) | ARG(2) | ARG(3) },
+		{ MW_OP_EXPAND, ARG(1) | ARG(2) }, { MW_OP_NONE, 0 }, { MW_OP__COUNT, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(mw_op_reads(cases[i].op), cases[i].reads, "op %d reads 0x%x, got 0x%x",
+			     cases[i].op, cases[i].reads, mw_op_reads(cases[i].op));
+}

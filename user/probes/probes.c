@@ -23,15 +23,16 @@ static struct mw_needs needs_of(enum mw_prog prog, uint64_t cookie, bool retprob
 	switch (prog) {
 	case MW_PROG_ALLOC:
 	case MW_PROG_ALLOC_SESSION:
-		n.args = MW_OP_ARGS(MW_ALLOC_OP(cookie));
+		n.args = mw_op_reads(MW_ALLOC_OP(cookie));
 		break;
 	case MW_PROG_STRUCT:
 		delta = MW_SF_DELTA(cookie);
 		if (delta >= MW_DELTA_ARG1)
 			n.args = (uint8_t)(1u << (delta - MW_DELTA_ARG1));
 		break;
-	case MW_PROG_HANDLER:		/* actions, and the exception */
-		n.args = (1u << 1) | (1u << 3);
+	case MW_PROG_HANDLER:
+		n.args = (uint8_t)(MW_ARG_BIT(MW_PERSONALITY_ACTIONS) |
+				   MW_ARG_BIT(MW_PERSONALITY_EXCEPTION));
 		break;
 	case MW_PROG_STRUCT_EXIT:
 	case MW_PROG_LOADER:

@@ -182,6 +182,6 @@ int launch__exit_code(int status)
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
+		return MW_EXIT_SIGNALED + WTERMSIG(status);
 	return MW_EXIT_LAUNCH_FAIL;
 }

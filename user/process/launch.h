@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include "exitcodes.h"
 
 struct mw_launch {
 	pid_t pid;		/* 0: none */
@@ -22,10 +23,6 @@ struct mw_launch {
 	int status;		/* its wait status, once reaped */
 };
 
-/* Exit codes of launch mode, as env(1) and timeout(1) have them. */
-#define MW_EXIT_LAUNCH_FAIL	125	/* memwatch itself failed */
-#define MW_EXIT_CANNOT_EXEC	126	/* found, but cannot be executed */
-#define MW_EXIT_NOT_FOUND	127
 
 /* Forks the child for @argv (searched in PATH), as @user when given.
  * 0; -2 after one line when @user is no user; -1 after one line. */
