@@ -101,7 +101,7 @@ static int wait_events(struct mw_session *s, double wait)
 	pfd[n++] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
 	pfd[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->events), .events = POLLIN };
 	for (int i = 0; i < s->nwatched; i++)
-		if (s->watched[i].in_use && !s->watched[i].target.exited)
+		if (watched__in_use(&s->watched[i]) && !s->watched[i].target.exited)
 			pfd[n++] = (struct pollfd){ .fd = s->watched[i].target.pidfd, .events = POLLIN };
 	r = ppoll(pfd, (nfds_t)n, &ts, NULL);
 	if (r < 0 && errno != EINTR) {
@@ -154,14 +154,14 @@ static int start_program(struct mw_session *s)
 		s->child->target.exited = true;
 		return code;
 	}
-	while (!s->child->attached) {
+	while (!watched__probed(s->child)) {
 		int r = wait_events(s, 1.0);
 
 		if (r < 0)
 			return MW_EXIT_LAUNCH_FAIL;
 		/* attached and let go in that call, it may have ended already:
 		 * its final row comes from the run */
-		if (!s->child->attached && target__has_exited(&s->child->target)) {
+		if (!watched__probed(s->child) && target__has_exited(&s->child->target)) {
 			launch__reap(&s->launch, true);
 			mw_err("'%s' exited before memwatch could attach", s->opts.command[0]);
 			return launch__exit_code(s->launch.status);
@@ -184,7 +184,7 @@ static void detach_all(struct mw_session *s)
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
 
-		if (!w->in_use)
+		if (!watched__in_use(w))
 			continue;
 		w->held = false;
 		if (s->skel)
@@ -194,7 +194,7 @@ static void detach_all(struct mw_session *s)
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
 
-		if (w->in_use && w->launched && !w->target.exited)
+		if (watched__in_use(w) && w->launched && !w->target.exited)
 			kill(w->target.pid, SIGCONT);	/* if it was held */
 	}
 }
@@ -229,7 +229,7 @@ static void cleanup(struct mw_session *s)
 	sampler__free(&s->sampler);
 	memwatch_bpf__destroy(s->skel);
 	for (int i = 0; i < s->nwatched; i++)
-		if (s->watched[i].in_use)
+		if (watched__in_use(&s->watched[i]))
 			watched__free(&s->watched[i]);
 	free(s->watched);
 	follow__free(&s->follow);
@@ -274,7 +274,7 @@ static int start(struct mw_session *s)
 	if (load__bpf(s))
 		return -1;
 	for (int i = 0; i < s->nwatched; i++)
-		if (s->watched[i].in_use && !s->watched[i].launched &&
+		if (watched__in_use(&s->watched[i]) && !s->watched[i].launched &&
 		    image__attach(s, &s->watched[i], MW_MISSING_FAILS))
 			return -1;
 	/* then every process that matches (execs from now on are events) */

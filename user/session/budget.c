@@ -49,7 +49,7 @@ void budget__keep(struct mw_session *s)
 		struct mw_watched *w = &s->watched[i];
 		int sid = -1;
 
-		if (!w->in_use || w->target.exited || !w->attached)
+		if (!watched__in_use(w) || w->target.exited || !watched__probed(w))
 			continue;
 		switch (overhead__judge(&w->overhead, s->opts.max_overhead,
 					s->layout.heap && !w->heap_detached,
@@ -118,10 +118,10 @@ int budget__reattach_all(struct mw_session *s)
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
 
-		if (!w->in_use || w->target.exited || !w->heap_detached)
+		if (!watched__in_use(w) || w->target.exited || !w->heap_detached)
 			continue;
 		n++;
-		if (!w->attached) {
+		if (!watched__probed(w)) {
 			/* a new image, probed once its loader is done: with them */
 			w->heap_detached = false;
 			mw_err("pid %d: the allocator's probes go back with its new image (SIGUSR1)",

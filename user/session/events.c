@@ -113,7 +113,7 @@ int events__take(struct mw_session *s)
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
 
-		if (w->in_use && w->scrub && !w->target.exited)
+		if (watched__in_use(w) && w->scrub && !w->target.exited)
 			attach__scrub(s->skel, &w->links, w->target.pid);
 		w->scrub = false;
 	}

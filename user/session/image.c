@@ -221,7 +221,7 @@ int image__attach(struct mw_session *s, struct mw_watched *w, enum mw_missing mi
 	err = image__attach_probes(s, w, &sc.tab, &sc.objs);
 	if (err)
 		goto out;
-	w->attached = true;
+	watched__enter(w, MW_STAGE_PROBED);
 	started_counting(s, w);
 	/* glibc's own view reads the libc's debug file (~0.1 s the first
 	 * time): at the next sample, not here, where other processes found
@@ -280,7 +280,8 @@ static int forget_image(struct mw_session *s, struct mw_watched *w)
 	target__read_comm(t);
 	attach__destroy(&w->links);
 	watched__forget_objects(w);
-	w->hooked = w->attached = w->awaiting_loader = false;
+	w->hooked = false;
+	watched__enter(w, MW_STAGE_OPEN);
 	w->lost_seen = 0;		/* its counters restart below */
 	/* the old image's glibc: its addresses mean nothing in the new one */
 	glibcview__close(w->glibc);
@@ -330,12 +331,13 @@ int image__begin(struct mw_session *s, struct mw_watched *w)
 		if (attach__table(s->skel, &s->places, t->pid, t->slot, &sc.tab, &w->links, false))
 			goto out;
 		w->hooked = true;
-		w->awaiting_loader = !loader__consistent(t, li.r_debug);
+		if (!loader__consistent(t, li.r_debug))
+			watched__enter(w, MW_STAGE_LOADING);
 	}
 	err = 0;
 out:
 	image__scan_free(&sc);
-	if (!err && !w->awaiting_loader)
+	if (!err && w->stage != MW_STAGE_LOADING)
 		err = image__attach(s, w, w->launched || w->followed ? MW_MISSING_WAITS : MW_MISSING_FAILS);
 	return err;
 }
@@ -355,12 +357,12 @@ static void say_reattached(const struct mw_watched *w)
 
 int image__new(struct mw_session *s, struct mw_watched *w)
 {
-	bool again = w->attached;
+	bool again = watched__probed(w);
 
 	if (image__begin(s, w))
 		return -1;
 	w->reexec = again;
-	if (w->attached && w->reexec) {
+	if (watched__probed(w) && w->reexec) {
 		say_reattached(w);
 		w->reexec = false;
 	}
@@ -372,8 +374,8 @@ int image__loaded(struct mw_session *s, struct mw_watched *w)
 {
 	int err;
 
-	if (w->awaiting_loader) {
-		w->awaiting_loader = false;
+	if (w->stage == MW_STAGE_LOADING) {
+		watched__enter(w, MW_STAGE_OPEN);
 		err = image__attach(s, w, w->launched || w->followed ? MW_MISSING_WAITS : MW_MISSING_FAILS);
 		if (!err && w->reexec) {
 			say_reattached(w);
@@ -384,7 +386,7 @@ int image__loaded(struct mw_session *s, struct mw_watched *w)
 	}
 	/* a launched program whose first attach failed stays held, before
 	 * its own code, for the failure to end it; anyone else goes on */
-	if (!err || !w->launched || w->attached)
+	if (!err || !w->launched || watched__probed(w))
 		release(w);
 	return err;
 }

@@ -145,7 +145,8 @@ static int sample_watched(struct mw_session *s, struct mw_watched *w)
 	 * buffer waits stopped at its loader's hook: probe what it mapped
 	 * and let it go, as the event would have (an execve is seen by its
 	 * counter, after this row) */
-	if (w->held && (w->attached || w->awaiting_loader) && !w->last.c[MW_C_EXECS] &&
+	if (w->held && (w->stage == MW_STAGE_PROBED || w->stage == MW_STAGE_LOADING) &&
+	    !w->last.c[MW_C_EXECS] &&
 	    w->last.c[MW_C_LOST_EVENTS] > w->lost_seen && target__stopped(&w->target)) {
 		w->lost_seen = w->last.c[MW_C_LOST_EVENTS];
 		if (image__loaded(s, w))
@@ -191,7 +192,7 @@ static int write_outputs(struct mw_session *s, const struct mw_snapshot *const *
 	int nall = 0;
 
 	for (int i = 0; i < s->nwatched; i++)
-		if (s->watched[i].in_use && s->watched[i].sampled)
+		if (watched__in_use(&s->watched[i]) && s->watched[i].sampled)
 			all[nall++] = &s->watched[i].last;
 	if (publish__outputs(s, fresh, nfresh, all, nall))
 		return -1;
@@ -202,7 +203,7 @@ static int write_outputs(struct mw_session *s, const struct mw_snapshot *const *
 		struct mw_watched *w = &s->watched[i];
 
 		/* an exec whose event was lost (the ring buffer was full) */
-		if (w->in_use && w->exec_seen && !w->target.exited && image__new(s, w))
+		if (watched__in_use(w) && w->exec_seen && !w->target.exited && image__new(s, w))
 			return -1;
 	}
 	return 0;
@@ -225,7 +226,7 @@ static int emit_all(struct mw_session *s)
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
 
-		if (!w->in_use || w->target.exited || !w->attached)
+		if (!watched__in_use(w) || w->target.exited || !watched__probed(w))
 			continue;
 		if (sample_watched(s, w))
 			return -1;
@@ -242,7 +243,7 @@ int interval__http_first(struct mw_session *s)
 	for (int i = 0; i < s->nwatched; i++) {
 		struct mw_watched *w = &s->watched[i];
 
-		if (!w->in_use || !w->attached)
+		if (!watched__in_use(w) || !watched__probed(w))
 			continue;
 		if (read_maps(s, w))
 			return -1;
@@ -278,10 +279,10 @@ int interval__reap(struct mw_session *s)
 		struct mw_watched *w = &s->watched[i];
 		struct mw_target *t = &w->target;
 
-		if (!w->in_use)
+		if (!watched__in_use(w))
 			continue;
 		if (!t->exited && target__has_exited(t)) {
-			if (w->attached && emit_one(s, w))
+			if (watched__probed(w) && emit_one(s, w))
 				return -1;
 			if (!w->launched) {
 				if (!w->followed)

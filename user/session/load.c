@@ -70,7 +70,7 @@ int load__bpf(struct mw_session *s)
 	if (calibrate(s))
 		return -1;
 	for (int i = 0; i < s->nwatched; i++)
-		if (s->watched[i].in_use && watchlist__register(s, &s->watched[i]))
+		if (watched__in_use(&s->watched[i]) && watchlist__register(s, &s->watched[i]))
 			return -1;
 	s->events = ring_buffer__new(bpf_map__fd(s->skel->maps.events), events__on_event, s, NULL);
 	if (!s->events) {

@@ -1,13 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * watched.c - a watched process's record: the set of objects its probes
- * cover (so that a library loaded later is probed once), and the freeing
- * of what the record holds.
+ * watched.c - a watched process's record: its lifecycle's moves, the set
+ * of objects its probes cover (so that a library loaded later is probed
+ * once), and the freeing of what the record holds.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "log.h"
 #include "session/watched.h"
+
+/* The moves of watched.h's lifecycle, [from][to]. */
+static const bool moves[MW_STAGE__COUNT][MW_STAGE__COUNT] = {
+	[MW_STAGE_FREE] = { [MW_STAGE_FREE] = true, [MW_STAGE_OPEN] = true },
+	[MW_STAGE_OPEN] = { [MW_STAGE_FREE] = true, [MW_STAGE_OPEN] = true,
+			    [MW_STAGE_LOADING] = true, [MW_STAGE_PROBED] = true },
+	[MW_STAGE_LOADING] = { [MW_STAGE_FREE] = true, [MW_STAGE_OPEN] = true,
+			       [MW_STAGE_LOADING] = true },
+	[MW_STAGE_PROBED] = { [MW_STAGE_FREE] = true, [MW_STAGE_OPEN] = true,
+			      [MW_STAGE_PROBED] = true },
+};
+
+static const char *const stage_names[MW_STAGE__COUNT] = {
+	"free", "open", "loading", "probed",
+};
+
+int watched__enter(struct mw_watched *w, enum mw_stage to)
+{
+	if (w->stage >= MW_STAGE__COUNT || to >= MW_STAGE__COUNT || !moves[w->stage][to]) {
+		mw_err("internal error: pid %d cannot go from %s to %s; please report it",
+		       (int)w->target.pid, w->stage < MW_STAGE__COUNT ? stage_names[w->stage] : "?",
+		       to < MW_STAGE__COUNT ? stage_names[to] : "?");
+		return -EINVAL;
+	}
+	w->stage = to;
+	return 0;
+}
 
 bool watched__seen(const struct mw_watched *w, const char *path)
 {

@@ -20,9 +20,29 @@
 #include "sample/sites.h"
 #include "sample/snapshot.h"
 
+/*
+ * Where a record is in its life. watched__enter() makes every move, and
+ * allows only these:
+ *   FREE    -> OPEN     opened into a slot (watchlist__open)
+ *   OPEN    -> LOADING  a new image whose loader has not mapped its
+ *                       startup objects yet: only its hook is probed
+ *   OPEN    -> PROBED   every probe of its image is in (image__attach)
+ *   LOADING -> OPEN     its loader is done, the image is probed next
+ *   PROBED  -> OPEN     a new image (execve): the old probes went
+ *   any     -> FREE     dropped (watchlist__drop)
+ * and staying where it is.
+ */
+enum mw_stage {
+	MW_STAGE_FREE,
+	MW_STAGE_OPEN,
+	MW_STAGE_LOADING,
+	MW_STAGE_PROBED,
+	MW_STAGE__COUNT,
+};
+
 struct mw_watched {
 	struct mw_target target;	/* slot = its index in the BPF maps */
-	bool in_use;			/* the slot holds a watched process */
+	enum mw_stage stage;
 	bool followed;			/* matched by --exe, --comm, --cgroup */
 	bool scrub;			/* it forked a child not watched */
 	struct mw_links links;		/* its probes */
@@ -39,9 +59,6 @@ struct mw_watched {
 	uint64_t lost_seen;		/* its lost_events already acted on */
 	uint64_t r_debug;		/* its loader's r_debug (mw_loader) */
 	uint32_t gen;			/* its attach generation (mw_loader) */
-	bool awaiting_loader;		/* a new image: probed once its loader
-					 * has mapped the startup objects */
-	bool attached;			/* its image's probes are in */
 	bool reexec;			/* say so once the new image is probed */
 	char **seen;			/* objects probed (as the target maps them) */
 	size_t nseen;
@@ -59,6 +76,22 @@ struct mw_watched {
 	} warned;
 };
 
+
+/* Moves @w to @to: 0, or -EINVAL after one line for a move the
+ * lifecycle above does not have (@w stays where it was). */
+int watched__enter(struct mw_watched *w, enum mw_stage to);
+
+/* The slot holds a watched process. */
+static inline bool watched__in_use(const struct mw_watched *w)
+{
+	return w->stage != MW_STAGE_FREE;
+}
+
+/* Its image's probes are in. */
+static inline bool watched__probed(const struct mw_watched *w)
+{
+	return w->stage == MW_STAGE_PROBED;
+}
 
 /* Whether @w's probes already cover the object mapped from @path. */
 bool watched__seen(const struct mw_watched *w, const char *path);

@@ -16,14 +16,14 @@
 struct mw_watched *watchlist__find(struct mw_session *s, pid_t pid)
 {
 	for (int i = 0; i < s->nwatched; i++)
-		if (s->watched[i].in_use && s->watched[i].target.pid == pid)
+		if (watched__in_use(&s->watched[i]) && s->watched[i].target.pid == pid)
 			return &s->watched[i];
 	return NULL;
 }
 
 struct mw_watched *watchlist__at(struct mw_session *s, __u32 slot, __u32 pid)
 {
-	if (slot >= (__u32)s->nwatched || !s->watched[slot].in_use ||
+	if (slot >= (__u32)s->nwatched || !watched__in_use(&s->watched[slot]) ||
 	    s->watched[slot].target.pid != (pid_t)pid || s->watched[slot].target.exited)
 		return NULL;
 	return &s->watched[slot];
@@ -33,7 +33,7 @@ struct mw_watched *watchlist__at(struct mw_session *s, __u32 slot, __u32 pid)
 static struct mw_watched *free_slot(struct mw_session *s, pid_t pid)
 {
 	for (int i = 0; i < s->nwatched; i++)
-		if (!s->watched[i].in_use)
+		if (!watched__in_use(&s->watched[i]))
 			return &s->watched[i];
 	if ((uint32_t)s->nwatched < s->opts.max_targets)
 		return &s->watched[s->nwatched++];
@@ -55,7 +55,7 @@ int watchlist__open(struct mw_session *s, pid_t pid, struct mw_watched **out)
 	memset(w, 0, sizeof(*w));
 	if (target__open(&w->target, pid, slot))
 		return -1;
-	w->in_use = true;
+	watched__enter(w, MW_STAGE_OPEN);
 	if (sites__init(&w->sites, &w->target, s->opts.leak_intervals)) {
 		mw_err("out of memory");
 		return -1;
@@ -127,5 +127,6 @@ void watchlist__drop(struct mw_session *s, struct mw_watched *w)
 	watched__free(w);
 	if (s->hist)
 		history__drop(s->hist, (int)w->target.slot);
-	w->in_use = w->sampled = false;
+	w->sampled = false;
+	watched__enter(w, MW_STAGE_FREE);
 }
