@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_budget.c - what memwatch's probes cost a target: the estimate in
- * every row (overhead_percent), checked loosely against the slowdown the
- * target measures itself; and --max-overhead, which detaches a target's
- * allocator probes after MW_OVER_BUDGET_INTERVALS intervals over it, its
- * structure counts exact throughout, and SIGUSR1, which puts them back
- * with heap figures exact from heap_since.
+ * every row (overhead_percent), which rises while the probes run and
+ * falls idle (its accuracy is make bench's: ÷cost); and --max-overhead,
+ * which detaches a target's allocator probes after
+ * MW_OVER_BUDGET_INTERVALS intervals over it (malloc's breakpoint goes),
+ * its structure counts exact throughout, and SIGUSR1, which puts them
+ * back with heap figures exact from heap_since. No check here is a time.
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -26,7 +27,7 @@ static char feed_path[64];
 struct run {
 	struct proc target, mw;
 	char header[8192], row[8192];
-	double untraced_ns;	/* a pair, before memwatch */
+	uint64_t malloc_addr;	/* in the target: a breakpoint while probed */
 };
 
 /* The target's reply to @cmd. */
@@ -49,21 +50,27 @@ static double spin_ns(struct run *r, int ms)
 	return atof(strstr(ask(r, cmd), "ns=") + 3);
 }
 
-/* The target, its untraced pair time, then memwatch on it with @extra
+/* Whether the target's malloc has memwatch's breakpoint. */
+static bool probed(struct run *r)
+{
+	return peek_byte(r->target.pid, r->malloc_addr) == 0xcc;
+}
+
+/* The target, then memwatch on it with @extra
  * (after the reg structure's options). */
 static void start(struct run *r, const char *const extra[])
 {
 	const char *target[] = { TARGET("budget_target"), NULL };
 	const char *argv[24] = { MEMWATCH, "-i", INTERVAL, "-o", FEED, "--struct", "reg",
 				 "--insert", "reg_add" };
-	char pid[16];
+	char pid[16], *line;
 	int k = 9;
 
 	unlink(FEED);
 	proc_spawn(&r->target, target);
-	cr_assert(proc_line(&r->target, 5000), "the target starts");
-	spin_ns(r, 100);	/* warm up */
-	r->untraced_ns = spin_ns(r, 300);
+	line = proc_line(&r->target, 5000);
+	cr_assert(line, "the target starts");
+	r->malloc_addr = (uint64_t)reply_int(line, "malloc");
 	snprintf(pid, sizeof(pid), "%d", (int)r->target.pid);
 	argv[k++] = "-p";
 	argv[k++] = pid;
@@ -146,7 +153,7 @@ Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .
 	const char *extra[] = { "--max-overhead", "5", "--top", "5", "-l", port, NULL };
 	struct detach_seen d = { -1, -1 };
 	struct run r;
-	double ns = 0, fast = 0, t0;
+	double t0;
 	long long reg_bytes;
 	char v[64], *line;
 
@@ -155,21 +162,13 @@ Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .
 	line = ask(&r, "add 50\n");
 	cr_assert_eq(reply_int(line, "elements"), 50, "50 elements");
 	reg_bytes = reply_int(line, "batch_bytes");
-	/* full speed until the probes go: the target's own pair time falls */
-	fast = 3 * r.untraced_ns + 30;
-	for (t0 = now_s(); now_s() - t0 < 20; ) {
-		ns = spin_ns(&r, 200);
-		if (ns < fast)
-			break;
-	}
-	cr_assert_lt(ns, fast, "back near untraced speed (%.1f ns a pair, untraced %.1f): %s", ns,
-		     r.untraced_ns, proc_stderr(&r.mw));
-	for (t0 = now_s(); now_s() - t0 < 3 &&
-	     !strstr(proc_stderr(&r.mw), "over --max-overhead 5%: detached"); )
-		usleep(50000);
+	/* spinning keeps the probes over budget until memwatch detaches
+	 * them: the breakpoint leaves malloc */
+	for (int i = 0; i < 150 && probed(&r); i++)
+		spin_ns(&r, 200);
+	cr_assert_not(probed(&r), "the allocator's probes are detached: %s", proc_stderr(&r.mw));
 	cr_expect(strstr(proc_stderr(&r.mw), "over --max-overhead 5%: detached"),
-		  "says so once on stderr (%.1f ns a pair, untraced %.1f): %s", ns, r.untraced_ns,
-		  proc_stderr(&r.mw));
+		  "says so once on stderr: %s", proc_stderr(&r.mw));
 	settle(&r);
 	rows(note_detach, &r, &d);
 	cr_assert(d.first_over >= 0 && d.first_detached > d.first_over,
@@ -190,8 +189,8 @@ Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .
 	cr_expect_str_eq(v, "", "and heap_since");
 	cr_expect_eq(col(&r, "reg_elements"), 80, "the structure's count stays exact");
 	cr_expect_eq(col(&r, "reg_insert_calls"), 80, "every call counted");
-	ns = spin_ns(&r, 200);
-	cr_expect_lt(ns, fast, "the loop stays fast (%.1f ns a pair)", ns);
+	spin_ns(&r, 200);
+	cr_expect_not(probed(&r), "malloc stays without a breakpoint while detached");
 	/* no profile either: 404 naming why, for the whole and for the pid */
 	snprintf(path, sizeof(path), "/debug/pprof/heap?pid=%d", (int)r.target.pid);
 	cr_expect_eq(http_request(atoi(port), "GET", path, NULL, response, sizeof(response)), 404,
@@ -214,6 +213,7 @@ Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .
 	reg_bytes = reply_int(line, "batch_bytes");
 	settle(&r);
 	cr_expect_eq(col(&r, "heap_attached"), 1, "attached again");
+	cr_expect(probed(&r), "malloc's breakpoint is back");
 	cr_expect_eq(col(&r, "heap_live_allocations"), 105, "the blocks made since: 100 + 5");
 	cr_expect_eq(col(&r, "heap_live_bytes"), 4800 + reg_bytes,
 		     "their bytes exactly, from heap_since");
@@ -278,35 +278,28 @@ Test(budget, within_budget__heap_kept_exact, .timeout = 60)
 }
 
 /*
- * The estimate against the slowdown the target measures: spinning, the
- * target spends (traced - untraced) / traced of its CPU in the probes.
- * Loosely (this machine is noisy; make bench compares precisely): within
- * a factor of 2 of it.
+ * The estimate in each row: above zero for an interval the target spent
+ * spinning through probed calls, back to about nothing once it idles.
+ * How close it is to the slowdown the target measures is make bench's
+ * (the allocators' ÷cost column), not a test's: that is a timing.
  */
-Test(budget, estimate__within_a_factor_of_the_measured_slowdown, .timeout = 60)
+Test(budget, estimate__rises_while_probed_falls_idle, .timeout = 60)
 {
 	struct run r;
 	char *line;
-	double traced, measured, est;
 	char v[64];
 	int before;
 
 	start(&r, NULL);
 	proc_send(&r.target, "spin 1500\n");
-	usleep(600000);
 	before = file_rows(FEED, r.header, sizeof(r.header), r.row, sizeof(r.row));
-	/* a row whose whole interval the spin covered */
-	cr_assert(file_wait_rows(FEED, before + 1, 3000, r.header, sizeof(r.header), r.row,
-				 sizeof(r.row)) > before, "a row during the spin");
+	/* a row whose whole interval the spin covered: the second from now */
+	cr_assert(file_wait_rows(FEED, before + 2, 10000, r.header, sizeof(r.header), r.row,
+				 sizeof(r.row)) > before + 1, "rows during the spin");
 	line = proc_line(&r.target, 10000);
 	cr_assert(line && !strncmp(line, "spun", 4), "the spin ends: [%s]", line ? line : "");
-	traced = atof(strstr(line, "ns=") + 3);
-	measured = (traced - r.untraced_ns) / traced * 100;
 	field(&r, r.row, "overhead_percent", v, sizeof(v));
-	est = atof(v);
-	cr_expect(est > measured / 2 && est < measured * 2,
-		  "estimate %.1f%% of a CPU, measured %.1f%% (%.0f ns a pair traced, %.0f untraced)",
-		  est, measured, traced, r.untraced_ns);
+	cr_expect_gt(atof(v), 0, "probed calls cost something: %s%%", v);
 	settle(&r);
 	field(&r, r.row, "overhead_percent", v, sizeof(v));
 	cr_expect_lt(atof(v), 1, "idle again: ~0%%, got %s", v);

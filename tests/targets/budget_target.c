@@ -99,7 +99,7 @@ int main(void)
 {
 	char line[128];
 
-	say("ready pid=%d\n", (int)getpid());
+	say("ready pid=%d malloc=%p\n", (int)getpid(), (void *)malloc);
 	while (fgets(line, sizeof(line), stdin)) {
 		long a = 0, b = 0;
 		long long bytes = 0;

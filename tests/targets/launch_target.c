@@ -11,9 +11,9 @@
  *            probed a few ms later), adds K elements to reg, reports its
  *            tally since the fork ("child pid=P reg=E bytes=B"), and exits
  *   forks K  vfork K children that exit at once: "forks made=K"
- *   pairs N  time N malloc+free pairs here, then in a forked child
- *            (after 300 ms; the best of 5 rounds of 20,000 pairs):
- *            "pairs parent_ns=A child_ns=B" per pair
+ *   hold     fork a child that makes a few malloc+free pairs and then
+ *            waits for a signal: "held child=P malloc=ADDR" (for its
+ *            breakpoints to be looked at; the caller kills it)
  *   sleep    stay quiet until a signal ends it
  *   quit     exit with the status given as the second argument
  * Built as launch_target_linked too, with libplugin.so a startup library
@@ -81,51 +81,22 @@ static void load(int k)
 	say("plugin elements=%d bytes=%lld\n", k, bytes);
 }
 
-/* ns per malloc+free pair over @n pairs */
-static double pair_ns(int n)
+/* A child that keeps the breakpoints it inherited, if memwatch leaves
+ * them: it allocates a few times, then waits to be killed. */
+static void hold(void)
 {
-	struct timespec a, b;
+	pid_t pid = fork();
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (int i = 0; i < n; i++) {
-		void *volatile p = malloc(64);
-
-		free(p);
-	}
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;
-}
-
-static void pairs(int n)
-{
-	double parent = pair_ns(n), child_ns = -1;
-	int fd[2];
-	pid_t pid;
-
-	if (pipe(fd))
-		return;
-	pid = fork();
 	if (pid == 0) {
-		pair_ns(10);		/* a few trapped calls at most */
-		usleep(300000);
-		/* best of 5 rounds of 20,000: one round of 2,000 untraced pairs
-		 * lasts 12 us, and one interrupt doubled it */
-		for (int round = 0; round < 5; round++) {
-			double ns = pair_ns(20000);
+		for (int i = 0; i < 10; i++) {
+			void *volatile p = malloc(64);
 
-			if (child_ns < 0 || ns < child_ns)
-				child_ns = ns;
+			free(p);
 		}
-		if (write(fd[1], &child_ns, sizeof(child_ns)) != sizeof(child_ns))
-			_exit(1);
-		_exit(0);
+		for (;;)
+			pause();
 	}
-	if (read(fd[0], &child_ns, sizeof(child_ns)) != sizeof(child_ns))
-		child_ns = -1;
-	waitpid(pid, NULL, 0);
-	close(fd[0]);
-	close(fd[1]);
-	say("pairs parent_ns=%.0f child_ns=%.0f\n", parent, child_ns);
+	say("held child=%d malloc=%p\n", (int)pid, (void *)malloc);
 }
 
 static void child(int k)
@@ -180,8 +151,8 @@ int main(int argc, char **argv)
 				made += pid > 0 && waitpid(pid, NULL, 0) == pid;
 			}
 			say("forks made=%d\n", made);
-		} else if (sscanf(line, "pairs %d", &k) == 1) {
-			pairs(k);
+		} else if (!strncmp(line, "hold", 4)) {
+			hold();
 		} else if (!strncmp(line, "sleep", 5)) {
 			for (;;)
 				pause();
