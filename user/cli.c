@@ -101,7 +101,7 @@ static const char usage_text[] =
 "      --history N           rows per process the page keeps and draws (%d)\n"
 "      --web-config FILE     TLS and basic auth for --listen, from FILE in\n"
 "                            Prometheus exporter-toolkit's web config format\n"
-"  -c, --config FILE         structures from FILE (see README), with the\n"
+"  -c, --config FILE         structures from FILE (see memwatch(8)), with the\n"
 "                            same meaning as the options below\n"
 "      --max-overhead PERCENT  detach a process's allocator probes when\n"
 "                            they cost it more than PERCENT of one CPU for\n"
