@@ -362,3 +362,39 @@ int file_wait_rows(const char *path, int rows, int timeout_ms, char *header, siz
 	} while (now_s() < end);
 	return n;
 }
+
+int run_memwatch(const char *const argv[], const char **err)
+{
+	static struct proc p;
+	int code;
+
+	proc_spawn(&p, argv);
+	code = proc_wait(&p, 20000);
+	*err = proc_stderr(&p);
+	return code;
+}
+
+int http_fetch(int port, const char *path, const char *file, char *hdr, size_t len)
+{
+	char cmd[768], out[64];
+
+	snprintf(cmd, sizeof(cmd), "curl -s -D %s.hdr -o %s -w '%%{http_code}' 'http://127.0.0.1:%d%s'",
+		 file, file, port, path);
+	run_capture(cmd, out, sizeof(out));
+	if (hdr) {
+		snprintf(cmd, sizeof(cmd), "cat %s.hdr", file);
+		run_capture(cmd, hdr, len);
+	}
+	snprintf(cmd, sizeof(cmd), "%s.hdr", file);
+	unlink(cmd);
+	return atoi(out);
+}
+
+void skip_unless_built(const char *path)
+{
+	if (!access(path, X_OK))
+		return;
+	if (getenv("MEMWATCH_ALL_TARGETS"))
+		cr_assert_fail("%s was not built: make test builds every target", path);
+	cr_skip_test("%s not built (no rustc?)", path);
+}

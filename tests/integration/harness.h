@@ -69,6 +69,17 @@ int run_capture(const char *cmd, char *out, size_t len);
 /* Runs @cmd with @input on its stdin; returns its exit status. */
 int pipe_to(const char *cmd, const char *input);
 
+/* Runs memwatch (or anything) with @argv to its end: its exit code, its
+ * stderr in @err (valid until the next call). */
+int run_memwatch(const char *const argv[], const char **err);
+/* GET @path from 127.0.0.1:@port into the file @file (binary bodies, as
+ * curl writes them); the response's headers into @hdr if not NULL.
+ * Returns the status. */
+int http_fetch(int port, const char *path, const char *file, char *hdr, size_t len);
+/* Skips the test when the target at @path was not built (no rustc); under
+ * make test (MEMWATCH_ALL_TARGETS set) that is a failure instead. */
+void skip_unless_built(const char *path);
+
 /* A CSV feed written to a file: its header and last complete row, and
  * the number of rows (0 with only a header; -1 if unreadable). */
 int file_rows(const char *path, char *header, size_t hlen, char *last, size_t llen);

@@ -109,17 +109,6 @@ Test(lifecycle, count_and_output__n_rows_in_file, .timeout = 60)
 	proc_wait(&target, 5000);
 }
 
-static int run_memwatch(const char *const argv[], const char **err)
-{
-	struct proc p;
-	int code;
-
-	proc_spawn(&p, argv);
-	code = proc_wait(&p, 10000);
-	*err = proc_stderr(&p);
-	return code;
-}
-
 Test(cli, bad_options__exit_2_with_one_line, .timeout = 60)
 {
 	const char *const cases[][6] = {

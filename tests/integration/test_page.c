@@ -83,17 +83,6 @@ static const char *run_script(struct run *r)
 	return NULL;
 }
 
-/* GET @path into @file; returns the status. */
-static int fetch(struct run *r, const char *path, const char *file)
-{
-	char cmd[512], out[64];
-
-	snprintf(cmd, sizeof(cmd), "curl -s -o %s -w '%%{http_code}' 'http://127.0.0.1:%d%s'",
-		 file, r->port, path);
-	run_capture(cmd, out, sizeof(out));
-	return atoi(out);
-}
-
 /* The text of the element with id @id in the DOM, or "" if absent. */
 static const char *element_text(const char *dom, const char *id)
 {
@@ -216,7 +205,7 @@ Test(page, api_snapshot__equals_the_csv_row_of_its_interval, .timeout = 60)
 	reply = run_script(&r);
 	snprintf(json, sizeof(json), "%s/snapshot.json", r.dir);
 	snprintf(copy, sizeof(copy), "%s/feed-copy.csv", r.dir);
-	cr_assert_eq(fetch(&r, "/api/snapshot", json), 200, "GET /api/snapshot");
+	cr_assert_eq(http_fetch(r.port, "/api/snapshot", json, NULL, 0), 200, "GET /api/snapshot");
 	/* its row was written before it was published: the feed has it */
 	snprintf(cmd, sizeof(cmd), "cp %s %s", r.feed, copy);
 	cr_assert_eq(system(cmd), 0, "copy the feed");
@@ -249,7 +238,7 @@ static int history_with_feed(struct run *r, const char *json, const char *copy)
 				  proc_stderr(&r->s.mw));
 		before++;
 		usleep(30000);
-		cr_assert_eq(fetch(r, path, json), 200, "GET %s", path);
+		cr_assert_eq(http_fetch(r->port, path, json, NULL, 0), 200, "GET %s", path);
 		snprintf(cmd, sizeof(cmd), "cp %s %s", r->feed, copy);
 		cr_assert_eq(system(cmd), 0, "copy the feed");
 		after = file_rows(copy, header, sizeof(header), last, sizeof(last));

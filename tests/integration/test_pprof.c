@@ -15,21 +15,6 @@
 
 static const char *const sites_target[] = { TARGET("sites_target"), NULL };
 
-/* GET @path from memwatch on @port into @file; the status, headers in
- * @hdr. */
-static int fetch(int port, const char *path, const char *file, char *hdr, size_t len)
-{
-	char cmd[512], out[64];
-
-	snprintf(cmd, sizeof(cmd),
-		 "curl -s -D %s.hdr -o %s -w '%%{http_code}' 'http://127.0.0.1:%d%s'; cat %s.hdr >/dev/null",
-		 file, file, port, path, file);
-	run_capture(cmd, out, sizeof(out));
-	snprintf(cmd, sizeof(cmd), "cat %s.hdr", file);
-	run_capture(cmd, hdr, len);
-	return atoi(out);
-}
-
 /* go tool pprof -top of @file on @index, in bytes or counts: the flat
  * value of @func's line, or the total ("of N total") if @func is NULL. */
 static long long top_value(const char *file, const char *index, const char *func)
@@ -96,7 +81,7 @@ Test(pprof, heap_profile__go_tool_pprof_reads_exact_bytes, .timeout = 120)
 
 	start(&r, true);
 	snprintf(path, sizeof(path), "%s/heap.pb.gz", r.dir);
-	cr_assert_eq(fetch(r.port, "/debug/pprof/heap", path, hdr, sizeof(hdr)), 200, "%s", hdr);
+	cr_assert_eq(http_fetch(r.port, "/debug/pprof/heap", path, hdr, sizeof(hdr)), 200, "%s", hdr);
 	cr_expect(strstr(hdr, "Content-Type: application/octet-stream"), "as Go serves it: [%s]", hdr);
 	cr_expect(!strstr(hdr, "Content-Encoding"), "gzipped body, no Content-Encoding: [%s]", hdr);
 
@@ -126,27 +111,27 @@ Test(pprof, heap_profile__go_tool_pprof_reads_exact_bytes, .timeout = 120)
 
 	/* allocs: the same samples, alloc_space first, as Go's */
 	snprintf(path, sizeof(path), "%s/allocs.pb.gz", r.dir);
-	cr_assert_eq(fetch(r.port, "/debug/pprof/allocs", path, hdr, sizeof(hdr)), 200, "%s", hdr);
+	cr_assert_eq(http_fetch(r.port, "/debug/pprof/allocs", path, hdr, sizeof(hdr)), 200, "%s", hdr);
 	snprintf(path, sizeof(path), "go tool pprof -raw %s/allocs.pb.gz 2>&1", r.dir);
 	cr_expect_eq(run_capture(path, raw, sizeof(raw)), 0, "-raw parses: %s", raw);
 	cr_expect(strstr(raw, "alloc_space/bytes[dflt]"), "alloc_space by default: %s", raw);
 
 	/* one target's, by pid; bad and unknown pids */
 	snprintf(path, sizeof(path), "/debug/pprof/heap?pid=%d", (int)r.s.target.pid);
-	cr_expect_eq(fetch(r.port, path, r.file, hdr, sizeof(hdr)), 200, "?pid= of the target");
+	cr_expect_eq(http_fetch(r.port, path, r.file, hdr, sizeof(hdr)), 200, "?pid= of the target");
 	snprintf(path, sizeof(path), "%s/bad", r.dir);
-	cr_expect_eq(fetch(r.port, "/debug/pprof/heap?pid=x1", path, hdr, sizeof(hdr)), 400);
-	cr_expect_eq(fetch(r.port, "/debug/pprof/heap?pid=1", path, hdr, sizeof(hdr)), 404);
+	cr_expect_eq(http_fetch(r.port, "/debug/pprof/heap?pid=x1", path, hdr, sizeof(hdr)), 400);
+	cr_expect_eq(http_fetch(r.port, "/debug/pprof/heap?pid=1", path, hdr, sizeof(hdr)), 404);
 	{
 		char twice[96];
 
 		snprintf(twice, sizeof(twice), "/debug/pprof/heap?pid=%d&pid=1", (int)r.s.target.pid);
-		cr_expect_eq(fetch(r.port, twice, path, hdr, sizeof(hdr)), 400, "%s: pid twice", twice);
+		cr_expect_eq(http_fetch(r.port, twice, path, hdr, sizeof(hdr)), 400, "%s: pid twice", twice);
 	}
 
 	/* the landing page links the profiles */
 	snprintf(path, sizeof(path), "%s/index.html", r.dir);
-	cr_expect_eq(fetch(r.port, "/", path, hdr, sizeof(hdr)), 200);
+	cr_expect_eq(http_fetch(r.port, "/", path, hdr, sizeof(hdr)), 200);
 	snprintf(path, sizeof(path), "grep -c 'href=\"/debug/pprof/heap\"\\|href=\"/debug/pprof/allocs\"' %s/index.html", r.dir);
 	cr_expect_eq(run_capture(path, raw, sizeof(raw)), 0, "links on /: %s", raw);
 	cr_expect_eq(atoi(raw), 1, "one line with both links: %s", raw);
@@ -166,7 +151,7 @@ Test(pprof, no_site_tracking__404_names_the_option, .timeout = 60)
 
 	start(&r, false);
 	snprintf(path, sizeof(path), "%s/none", r.dir);
-	cr_expect_eq(fetch(r.port, "/debug/pprof/heap", path, hdr, sizeof(hdr)), 404);
+	cr_expect_eq(http_fetch(r.port, "/debug/pprof/heap", path, hdr, sizeof(hdr)), 404);
 	f = fopen(path, "r");
 	cr_assert(f);
 	n = fread(body, 1, sizeof(body) - 1, f);
@@ -201,18 +186,18 @@ Test(pprof, struct_profile__totals_equal_the_structures_bytes, .timeout = 120)
 	cr_assert_gt(session_int(&s, "table_bytes"), 0, "the table holds bytes");
 	cr_assert_gt(session_int(&s, "index_bytes"), 0, "the index holds bytes");
 	snprintf(file, sizeof(file), "%s/table.pb.gz", dir);
-	cr_assert_eq(fetch(p, "/debug/pprof/heap?struct=table", file, hdr, sizeof(hdr)), 200, "%s", hdr);
+	cr_assert_eq(http_fetch(p, "/debug/pprof/heap?struct=table", file, hdr, sizeof(hdr)), 200, "%s", hdr);
 	cr_expect_eq(top_value(file, "inuse_space", NULL), session_int(&s, "table_bytes"),
 		     "the table's profile totals table_bytes");
 	cr_expect(top_value(file, "inuse_space", "table_insert") > 0,
 		  "table_insert's site holds the table's bytes");
 	snprintf(file, sizeof(file), "%s/index.pb.gz", dir);
 	snprintf(path, sizeof(path), "/debug/pprof/heap?pid=%d&struct=index", (int)s.target.pid);
-	cr_assert_eq(fetch(p, path, file, hdr, sizeof(hdr)), 200, "%s", hdr);
+	cr_assert_eq(http_fetch(p, path, file, hdr, sizeof(hdr)), 200, "%s", hdr);
 	cr_expect_eq(top_value(file, "inuse_space", NULL), session_int(&s, "index_bytes"),
 		     "the index's profile totals index_bytes");
-	cr_expect_eq(fetch(p, "/debug/pprof/heap?struct=nosuch", file, hdr, sizeof(hdr)), 404);
-	cr_expect_eq(fetch(p, "/debug/pprof/heap?struct=", file, hdr, sizeof(hdr)), 400);
+	cr_expect_eq(http_fetch(p, "/debug/pprof/heap?struct=nosuch", file, hdr, sizeof(hdr)), 404);
+	cr_expect_eq(http_fetch(p, "/debug/pprof/heap?struct=", file, hdr, sizeof(hdr)), 400);
 	session_stop(&s);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	cr_expect_eq(system(path), 0);
@@ -237,7 +222,7 @@ Test(pprof, stacks__samples_carry_the_callers, .timeout = 120)
 	session_settle(&s);
 	session_settle(&s);
 	snprintf(file, sizeof(file), "%s/heap.pb.gz", dir);
-	cr_assert_eq(fetch(p, "/debug/pprof/heap", file, hdr, sizeof(hdr)), 200, "%s", hdr);
+	cr_assert_eq(http_fetch(p, "/debug/pprof/heap", file, hdr, sizeof(hdr)), 200, "%s", hdr);
 	cr_expect_eq(top_value(file, "inuse_space", "make_buffers"),
 		     reply_int(reply, "make_buffers"), "the leaf keeps its bytes (%s)", reply);
 	cr_expect_eq(top_value(file, "inuse_space", NULL), session_int(&s, "heap_live_bytes"),

@@ -119,17 +119,6 @@ Test(structs, no_heap_with_size__counts_estimate_no_allocator_probe, .timeout = 
 	session_stop(&s);
 }
 
-static int run_memwatch(const char *const argv[], const char **err)
-{
-	struct proc p;
-	int code;
-
-	proc_spawn(&p, argv);
-	code = proc_wait(&p, 20000);
-	*err = proc_stderr(&p);
-	return code;
-}
-
 Test(structs, symbol_errors__exit_1_with_guidance, .timeout = 60)
 {
 	struct proc target;

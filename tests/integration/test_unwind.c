@@ -37,12 +37,6 @@ static const struct target rust = {
 
 enum mode { HEAP, NO_HEAP, RET };
 
-static void skip_unless_built(const char *path)
-{
-	if (access(path, X_OK))
-		cr_skip_test("%s not built (no rustc?)", path);
-}
-
 static void expect_untouched(const char *ran, const char *reply)
 {
 	cr_expect_str_eq(reply, ran, "the target replies as it does untraced");

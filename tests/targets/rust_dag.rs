@@ -17,7 +17,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::mem::ManuallyDrop;
-use std::os::fd::FromRawFd;
+use std::os::unix::io::FromRawFd;
 
 /// The structure under observation: what memwatch probes by name.
 mod dag {

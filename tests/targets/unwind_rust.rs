@@ -18,7 +18,7 @@
 use std::fs::File;
 use std::io::{Read, Write};
 use std::mem::ManuallyDrop;
-use std::os::fd::FromRawFd;
+use std::os::unix::io::FromRawFd;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Barrier};
@@ -43,6 +43,15 @@ static OUTER_CALLS: AtomicI64 = AtomicI64::new(0);
 static CHK_CALLS: AtomicI64 = AtomicI64::new(0);
 static CHK_RETURNED: AtomicI64 = AtomicI64::new(0);
 static CAUGHT: AtomicI64 = AtomicI64::new(0);
+
+/// The value, through a volatile read: the compiler cannot see through it,
+/// so the call before it stays a call (std::hint::black_box is newer than
+/// Debian's rustc).
+#[inline(always)]
+fn opaque(v: i32) -> i32 {
+    // SAFETY: a read of a live local.
+    unsafe { std::ptr::read_volatile(&v) }
+}
 
 fn entry_bytes(key: &str) -> i64 {
     (std::mem::size_of::<Entry>() + key.len()) as i64
@@ -73,19 +82,19 @@ pub fn reg_insert(r: &mut Registry, key: &str) -> i32 {
 #[inline(never)]
 pub fn via(r: &mut Registry, key: &str) -> i32 {
     let v = reg_insert(r, key);
-    std::hint::black_box(v)
+    opaque(v)
 }
 
 #[inline(never)]
 pub fn middle(r: &mut Registry, key: &str) -> i32 {
     let v = reg_insert(r, key) + 1;
-    std::hint::black_box(v)
+    opaque(v)
 }
 
 #[inline(never)]
 pub fn outer_add(r: &mut Registry, key: &str) -> i32 {
     let v = middle(r, key) - 1;
-    std::hint::black_box(v)
+    opaque(v)
 }
 
 #[inline(never)]
@@ -101,7 +110,7 @@ pub fn chk_insert(key: &str) -> i32 {
     if catch_unwind(|| parse_or_panic(key)).is_err() {
         CAUGHT.fetch_add(1, Ordering::Relaxed);
     }
-    std::hint::black_box(1)
+    opaque(1)
 }
 
 fn round_of(r: &mut Registry, t: usize, n: usize) {
