@@ -398,3 +398,12 @@ void skip_unless_built(const char *path)
 		cr_assert_fail("%s was not built: make test builds every target", path);
 	cr_skip_test("%s not built (no rustc?)", path);
 }
+
+void temp_dir_remove(const char *dir)
+{
+	char cmd[512];
+
+	cr_assert(!strncmp(dir, "/tmp/memwatch-", 14), "only memwatch's temporary directories: %s", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0, "%s removed", dir);
+}

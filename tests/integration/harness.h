@@ -69,6 +69,8 @@ int run_capture(const char *cmd, char *out, size_t len);
 /* Runs @cmd with @input on its stdin; returns its exit status. */
 int pipe_to(const char *cmd, const char *input);
 
+/* Removes the temporary directory @dir (from mkdtemp) and all in it. */
+void temp_dir_remove(const char *dir);
 /* Runs memwatch (or anything) with @argv to its end: its exit code, its
  * stderr in @err (valid until the next call). */
 int run_memwatch(const char *const argv[], const char **err);

@@ -55,10 +55,7 @@ static void install_into(char *dir)
 
 static void remove_tree(const char *dir)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0, "rm -rf %s", dir);
+	temp_dir_remove(dir);
 }
 
 static bool exists(const char *dir, const char *path, struct stat *st)

@@ -153,8 +153,7 @@ Test(metrics, real_prometheus__stores_target_count, .timeout = 180)
 		     want, http_body(prom.answer), prom_log(&prom));
 	prom_stop(&prom);
 	session_stop(&s);
-	snprintf(scrape, sizeof(scrape), "rm -rf %s", dir);
-	cr_expect_eq(system(scrape), 0, "clean up");
+	temp_dir_remove(dir);
 }
 
 Test(metrics, textfile__never_seen_half_written, .timeout = 60)
@@ -191,8 +190,7 @@ Test(metrics, textfile__never_seen_half_written, .timeout = 60)
 	cr_expect_eq(stat(path, &st), 0, "the file exists");
 	cr_expect_eq(st.st_mode & 0777, 0644, "created 0644");
 	session_stop(&s);
-	snprintf(buf, sizeof(buf), "rm -rf %s", dir);
-	cr_expect_eq(system(buf), 0, "clean up");
+	temp_dir_remove(dir);
 }
 
 Test(metrics, stdout_openmetrics__one_exposition_per_interval, .timeout = 60)

@@ -56,11 +56,8 @@ static void start(struct run *r, const char *interval, const char *history)
 
 static void stop(struct run *r)
 {
-	char cmd[128];
-
 	session_stop(&r->s);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", r->dir);
-	cr_expect_eq(system(cmd), 0, "clean up");
+	temp_dir_remove(r->dir);
 }
 
 /* Runs the target's script; waits until the feed shows its table count

@@ -67,11 +67,8 @@ static void start(struct run *r, bool sites)
 
 static void stop(struct run *r)
 {
-	char cmd[128];
-
 	session_stop(&r->s);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", r->dir);
-	cr_expect_eq(system(cmd), 0);
+	temp_dir_remove(r->dir);
 }
 
 Test(pprof, heap_profile__go_tool_pprof_reads_exact_bytes, .timeout = 120)
@@ -199,8 +196,7 @@ Test(pprof, struct_profile__totals_equal_the_structures_bytes, .timeout = 120)
 	cr_expect_eq(http_fetch(p, "/debug/pprof/heap?struct=nosuch", file, hdr, sizeof(hdr)), 404);
 	cr_expect_eq(http_fetch(p, "/debug/pprof/heap?struct=", file, hdr, sizeof(hdr)), 400);
 	session_stop(&s);
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	cr_expect_eq(system(path), 0);
+	temp_dir_remove(dir);
 }
 
 /* --stacks: one sample a stack, leaf first; pprof sees the callers */
@@ -238,6 +234,5 @@ Test(pprof, stacks__samples_carry_the_callers, .timeout = 120)
 	cr_expect_eq(cum, reply_int(reply, "make_buffers") + reply_int(reply, "grow_cache"),
 		     "worker's callees' bytes, cumulatively: [%s] (%s)", out, reply);
 	session_stop(&s);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0);
+	temp_dir_remove(dir);
 }

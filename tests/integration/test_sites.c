@@ -125,8 +125,7 @@ Test(sites, top_sites_symbols_and_bytes__equal_target_tally, .timeout = 120)
 			     "folded bytes add up to the target's live bytes");
 	}
 	session_stop(&s);
-	snprintf(reply, sizeof(reply), "rm -rf %s", dir);
-	cr_expect_eq(system(reply), 0, "clean up");
+	temp_dir_remove(dir);
 }
 
 /* The view for people, on a pseudo-terminal (script(1) gives it one). */
@@ -170,7 +169,7 @@ Test(sites, table_view_on_a_terminal__expected_rows, .timeout = 60)
 static void run_stacks(const char *target, char *folded_out, size_t len, char *err_out,
 		       size_t errlen)
 {
-	char dir[] = "/tmp/memwatch-stacks-XXXXXX", folded[256], cmd[300];
+	char dir[] = "/tmp/memwatch-stacks-XXXXXX", folded[256];
 	const char *targv[] = { target, NULL };
 	struct proc t, mw;
 	char pid[16];
@@ -192,8 +191,7 @@ static void run_stacks(const char *target, char *folded_out, size_t len, char *e
 	snprintf(err_out, errlen, "%s", proc_stderr(&mw));
 	proc_send(&t, "quit\n");
 	proc_wait(&t, 5000);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0, "clean up");
+	temp_dir_remove(dir);
 }
 
 Test(sites, stacks_with_frame_pointers__whole_stacks_folded, .timeout = 60)

@@ -71,10 +71,7 @@ static void make_pki(void)
 
 static void remove_pki(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0, "clean up");
+	temp_dir_remove(dir);
 }
 
 /* memwatch on struct_script (the table structure), serving on @host and
