@@ -161,7 +161,8 @@ Test(metrics, textfile__never_seen_half_written, .timeout = 60)
 	char dir[] = "/tmp/memwatch-textfile-XXXXXX", path[256], buf[1 << 16];
 	const char *extra[] = { "-f", "openmetrics", "-o", path, "-i", "0.005", NULL };
 	struct session s;
-	int reads = 0, whole = 0;
+	int reads = 0, whole = 0, files = 0;
+	ino_t ino = 0;
 	struct stat st;
 	double end;
 
@@ -173,19 +174,24 @@ Test(metrics, textfile__never_seen_half_written, .timeout = 60)
 	cr_assert_eq(stat(path, &st), 0, "memwatch writes %s; stderr: %s", path,
 		     proc_stderr(&s.mw));
 	proc_send(&s.target, "run\n");	/* figures change under the reader */
-	for (end = now_s() + 3; now_s() < end;) {
+	/* read across several rewrites (each one a new file renamed in) */
+	for (end = now_s() + 60; now_s() < end && (reads < 100 || files < 5);) {
 		FILE *f = fopen(path, "r");
 		size_t n;
 
 		if (!f)
 			continue;
+		if (!fstat(fileno(f), &st) && st.st_ino != ino) {
+			ino = st.st_ino;
+			files++;
+		}
 		n = fread(buf, 1, sizeof(buf) - 1, f);
 		fclose(f);
 		buf[n] = '\0';
 		reads++;
 		whole += n > 6 && !strncmp(buf, "# HELP ", 7) && !strcmp(buf + n - 6, "# EOF\n");
 	}
-	cr_expect_gt(reads, 100, "the reader polled often (%d reads)", reads);
+	cr_assert(reads >= 100 && files >= 5, "read %d times across %d rewrites", reads, files);
 	cr_expect_eq(whole, reads, "every read saw a whole exposition");
 	cr_expect_eq(stat(path, &st), 0, "the file exists");
 	cr_expect_eq(st.st_mode & 0777, 0644, "created 0644");
@@ -219,7 +225,6 @@ Test(metrics, http__stalled_client_and_burst_do_not_block, .timeout = 60)
 	int fds[200], n = 0, status;
 	struct session s;
 	char port[16];
-	double t0;
 
 	start_exporter(&s, port);
 	a.sin_port = htons((uint16_t)atoi(port));
@@ -234,10 +239,10 @@ Test(metrics, http__stalled_client_and_burst_do_not_block, .timeout = 60)
 		}
 	}
 	cr_expect_eq(n, 200, "200 stalled connections opened");
-	t0 = now_s();
 	status = http_request(atoi(port), "GET", "/metrics", NULL, response, sizeof(response));
+	/* http_request gives up after 5 s, the server cuts a stalled client
+	 * after 10: an answer came while all 200 were still holding on */
 	cr_expect_eq(status, 200, "a scrape still answers 200");
-	cr_expect_lt(now_s() - t0, 2.0, "at once, not after the stalled clients time out");
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
 	session_stop(&s);
