@@ -10,11 +10,13 @@ VERSION  := 0.1.0
 
 CFLAGS   ?= -O2 -g
 # user/ shows the data flow: process/ (the process and its objects),
-# symbols/, probes/ (what to attach, and attaching it), sample/ (reading
-# the maps), export/ (the feeds and files), web/ (the HTTP server, its
-# page and API); options, privileges and the main loop at its top.
+# symbols/, probes/ (what to attach, and attaching it), read/ (structures
+# read from the target's memory by their DWARF types), sample/ (reading
+# the maps), session/ (one run, over those), export/ (the feeds and
+# files), web/ (the HTTP server, its page and API); options, privileges
+# and the main loop at its top.
 # Headers are included by their path from user/ ("probes/attach.h").
-USER_DIRS := user user/process user/symbols user/probes user/sample user/session user/export user/web
+USER_DIRS := user user/process user/symbols user/probes user/read user/sample user/session user/export user/web
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    -Iinclude -Iuser -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
 LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lprotobuf-c -ljson-c -lpthread \
@@ -70,7 +72,7 @@ TARGETS    += $(patsubst tests/targets/%.rs,$(BUILD)/targets/%,$(wildcard tests/
 endif
 FIXTURES   := $(BUILD)/fixtures/pie $(BUILD)/fixtures/nopie \
 	      $(BUILD)/fixtures/libfix.so $(BUILD)/fixtures/stripped \
-	      $(BUILD)/fixtures/go $(BUILD)/fixtures/go_nodwarf
+	      $(BUILD)/fixtures/go $(BUILD)/fixtures/go_nodwarf $(BUILD)/fixtures/read
 
 ifeq ($(V),1)
 Q :=
@@ -169,6 +171,13 @@ $(BUILD)/targets/%: tests/targets/%.go | $(BUILD)/targets
 	$(call msg,GO,$@)
 	$(Q)$(GO_ENV) $(GO) build -o $@ $<
 
+# --read's C target, built as releases are, and once without its DWARF
+$(BUILD)/targets/read_c: tests/targets/read_c.c tests/targets/say.h | $(BUILD)/targets
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -Wall -pthread $< -o $@
+$(BUILD)/targets/read_c.nodebug: $(BUILD)/targets/read_c
+	$(Q)objcopy --strip-debug $< $@
+
 # structures in a release build: tail calls, clones, cold and split parts
 $(BUILD)/targets/optimized: tests/targets/optimized.c tests/targets/say.h | $(BUILD)/targets
 	$(call msg,CC,$@)
@@ -249,6 +258,10 @@ $(BUILD)/fixtures/nopie: tests/fixtures/elf_fixture.c | $(BUILD)/fixtures
 	$(Q)$(CC) -O1 -g -fno-PIE -no-pie $< -o $@
 $(BUILD)/fixtures/libfix.so: tests/fixtures/elf_fixture.c | $(BUILD)/fixtures
 	$(Q)$(CC) -O1 -g -fPIC -shared -DFIXTURE_LIB $< -o $@
+# the object --read's planner is tested on (types in read_fixture.h)
+$(BUILD)/fixtures/read: tests/fixtures/read_fixture.c tests/fixtures/read_fixture.h | $(BUILD)/fixtures
+	$(Q)$(CC) -O2 -g -fPIE -pie $< -o $@
+
 # a Go program (golang.c), with its DWARF and without (-ldflags=-w)
 $(BUILD)/fixtures/go: tests/fixtures/go_fixture.go | $(BUILD)/fixtures
 	$(Q)$(GO_ENV) $(GO) build -o $@ $<
@@ -286,7 +299,8 @@ unit: deps $(BUILD)/unit_tests $(BUILD)/unit_tests_san $(FIXTURES)
 integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
 	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
 	     $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp \
-	     $(UNWIND_TARGETS) $(BUILD)/targets/libplugin.so $(BUILD)/targets/launch_target_linked
+	     $(UNWIND_TARGETS) $(BUILD)/targets/libplugin.so $(BUILD)/targets/launch_target_linked \
+	     $(BUILD)/targets/read_c.nodebug
 	MEMWATCH_ALL_TARGETS=1 $(BUILD)/integration_tests --jobs 1
 
 test: deps
@@ -374,7 +388,7 @@ FUZZ_LIBS_symmatch := -liberty
 FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/web/http.c \
 		      user/web/webauth.c user/web/webconfig.c \
 		      user/probes/allocator.c user/symbols/elfsym.c user/symbols/golang.c \
-		      user/probes/probes.c \
+		      user/probes/probes.c user/read/expr.c \
 		      user/probes/placement.c user/process/objects.c user/process/procmaps.c \
 		      user/process/target.c user/symbols/symmatch.c user/symbols/debugfile.c \
 		      user/web/api.c user/web/json.c user/export/row.c user/export/fields.c \

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "web/http.h"
 #include "log.h"
+#include "read/expr.h"
 #include "sample/sites.h"
 
 enum {
@@ -28,7 +29,7 @@ enum {
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
 	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS, OPT_PPROF,
 	OPT_USER, OPT_EXE, OPT_COMM, OPT_CGROUP, OPT_MAX_TARGETS, OPT_MAX_OVERHEAD,
-	OPT_WEB_CONFIG, OPT_HISTORY,
+	OPT_WEB_CONFIG, OPT_HISTORY, OPT_READ,
 };
 
 static const struct option long_opts[] = {
@@ -44,6 +45,7 @@ static const struct option long_opts[] = {
 	{ "remove",		required_argument, NULL, OPT_REMOVE },
 	{ "delta",		required_argument, NULL, OPT_DELTA },
 	{ "size",		required_argument, NULL, OPT_SIZE },
+	{ "read",		required_argument, NULL, OPT_READ },
 	{ "no-heap",		no_argument,	   NULL, OPT_NO_HEAP },
 	{ "config",		required_argument, NULL, 'c' },
 	{ "max-live-blocks",	required_argument, NULL, OPT_MAX_LIVE },
@@ -137,6 +139,11 @@ static const char usage_text[] =
 "                            parameter by the function's DWARF, receiver\n"
 "                            first)\n"
 "      --size BYTES          static element size: adds NAME_estimated_bytes\n"
+"      --read EXPR           read the structure from the target's memory by\n"
+"                            its DWARF types every interval: a global or\n"
+"                            static by name, then .field ->field [N] *;\n"
+"                            adds NAME_length (the integer EXPR names),\n"
+"                            and needs no probe\n"
 "      --no-heap             no allocator probes: counts and estimates only\n"
 "\n"
 "  -h, --help                this text\n"
@@ -260,6 +267,24 @@ static int add_func(struct mw_options *o, const char *sym, bool remove)
 	f->struct_id = o->nstructs - 1;
 	f->remove = remove;
 	f->delta = MW_DELTA_ONE;
+	return 0;
+}
+
+/* --read EXPR, once per structure; its syntax checked here. */
+static int set_read(struct mw_options *o, const char *arg)
+{
+	struct mw_struct_spec *st;
+	struct mw_expr e;
+	char err[256];
+
+	if (o->nstructs == 0)
+		return usage_error("--read '%s' needs a --struct NAME before it", arg);
+	st = &o->structs[o->nstructs - 1];
+	if (st->read)
+		return usage_error("--struct %s has two --read (one EXPR a structure)", st->name);
+	if (expr__parse(arg, &e, err, sizeof(err)))
+		return usage_error("--read '%s': %s", arg, err);
+	st->read = arg;
 	return 0;
 }
 
@@ -422,6 +447,8 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 			return usage_error("--size '%s': bytes per element, 1 or more", arg);
 		o->structs[o->nstructs - 1].size = v;
 		return 0;
+	case OPT_READ:
+		return set_read(o, arg);
 	case OPT_NO_HEAP:
 		o->no_heap = true;
 		return 0;
@@ -518,12 +545,12 @@ static int bad_option(int c, const char *word)
 static int check_structs(const struct mw_options *o)
 {
 	for (int s = 0; s < o->nstructs; s++) {
-		bool has_func = false;
+		bool has_func = o->structs[s].read != NULL;
 
 		for (int f = 0; f < o->nfuncs; f++)
 			has_func |= o->funcs[f].struct_id == s;
 		if (!has_func)
-			return usage_error("--struct %s has no --insert or --remove", o->structs[s].name);
+			return usage_error("--struct %s has no --insert, --remove or --read", o->structs[s].name);
 	}
 	return 0;
 }

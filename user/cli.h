@@ -45,6 +45,7 @@ struct mw_func_spec {
 struct mw_struct_spec {
 	char name[MW_STRUCT_NAME_MAX];
 	uint64_t size;		/* --size; 0: no estimate */
+	const char *read;	/* --read EXPR (read/expr.h); NULL: none */
 };
 
 struct mw_options {

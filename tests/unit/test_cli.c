@@ -308,7 +308,15 @@ static const struct cli_case cases[] = {
 	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--struct", "A", "--insert", "g" },
 	  .rc = -1, .err = "--struct 'A' is given twice" },
 	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--struct", "B" }, .rc = -1,
-	  .err = "--struct B has no --insert or --remove" },
+	  .err = "--struct B has no --insert, --remove or --read" },
+	/* --read: after a --struct, once, a well-formed EXPR; alone is enough */
+	{ .argv = { "-p", "1", "--read", "x" }, .rc = -1, .err = "--read 'x' needs a --struct NAME before it" },
+	{ .argv = { "-p", "1", "--struct", "A", "--read", "x", "--read", "y" }, .rc = -1,
+	  .err = "--struct A has two --read" },
+	{ .argv = { "-p", "1", "--struct", "A", "--read", "x..y" }, .rc = -1,
+	  .err = "--read 'x..y': a field's name expected at character 3" },
+	{ .argv = { "-p", "1", "--struct", "A", "--read", "srv.tab->shard[2].count" },
+	  .fields = { "nstructs=1 structs=A<srv.tab->shard[2].count>" } },
 	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--size", "0" }, .rc = -1,
 	  .err = "--size '0': bytes per element" },
 	{ .argv = { "-p", "1", "--struct", "A", "--insert", "f", "--size", "{N}" },
@@ -457,6 +465,8 @@ static char *describe(const struct mw_options *o)
 		fprintf(f, "%s%s", i ? "," : "", o->structs[i].name);
 		if (o->structs[i].size)
 			fprintf(f, ":%" PRIu64, o->structs[i].size);
+		if (o->structs[i].read)
+			fprintf(f, "<%s>", o->structs[i].read);
 	}
 	fprintf(f, " nfuncs=%d funcs=", o->nfuncs);
 	for (int i = 0; i < o->nfuncs; i++) {

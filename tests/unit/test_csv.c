@@ -131,8 +131,10 @@ static struct mw_snapshot distinct_snapshot(void)
 	s.heap_attached = true;
 	s.heap_since = (struct timespec){ 1699999000, 250000000 };
 	s.nstructs = 2;
-	s.s[0] = (struct mw_struct_sample){ 501, 502, 503, 504, 505, 506, { 0 }, false };
-	s.s[1] = (struct mw_struct_sample){ -601, 602, 603, 604, 605, 606, { 0 }, false };
+	s.s[0] = (struct mw_struct_sample){ .elements = 501, .bytes = 502, .estimated_bytes = 503,
+			.insert_calls = 504, .remove_calls = 505, .alloc_bytes = 506 };
+	s.s[1] = (struct mw_struct_sample){ .elements = -601, .bytes = 602, .estimated_bytes = 603,
+			.insert_calls = 604, .remove_calls = 605, .alloc_bytes = 606 };
 	return s;
 }
 

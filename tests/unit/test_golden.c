@@ -61,10 +61,10 @@ static void snapshots(struct mw_snapshot *s, int step)
 		s[t].heap_attached = true;
 		s[t].heap_since = (struct timespec){ 1764699000 + t, 500000000 };
 		s[t].nstructs = 2;
-		s[t].s[0] = (struct mw_struct_sample){ 500 + step, 77777 + step, (500 + step) * 64,
-						       600, 100, 90000, { 0 }, false };
-		s[t].s[1] = (struct mw_struct_sample){ -3 - t, 4064, 0, 222, 128 + step, 4064,
-						       { 0 }, false };
+		s[t].s[0] = (struct mw_struct_sample){ .elements = 500 + step, .bytes = 77777 + step, .estimated_bytes = (500 + step) * 64,
+				.insert_calls = 600, .remove_calls = 100, .alloc_bytes = 90000 };
+		s[t].s[1] = (struct mw_struct_sample){ .elements = -3 - t, .bytes = 4064, .estimated_bytes = 0,
+				.insert_calls = 222, .remove_calls = 128 + step, .alloc_bytes = 4064 };
 	}
 	s[0].sites = &sites;
 	s[0].has_glibc = true;

@@ -64,8 +64,10 @@ static void snapshot(struct mw_snapshot *s, pid_t pid, int step, bool glibc)
 	s->heap_attached = true;
 	s->heap_since = (struct timespec){ 1764699000, 500000000 };
 	s->nstructs = 2;
-	s->s[0] = (struct mw_struct_sample){ 500 + step, 77777, 32000, 600, 100, 90000, { 0 }, false };
-	s->s[1] = (struct mw_struct_sample){ -3, 4064, 0, 222, 128, 4064, { 0 }, false };
+	s->s[0] = (struct mw_struct_sample){ .elements = 500 + step, .bytes = 77777, .estimated_bytes = 32000,
+			.insert_calls = 600, .remove_calls = 100, .alloc_bytes = 90000 };
+	s->s[1] = (struct mw_struct_sample){ .elements = -3, .bytes = 4064, .estimated_bytes = 0,
+			.insert_calls = 222, .remove_calls = 128, .alloc_bytes = 4064 };
 	s->sites = &sites;
 	s->has_glibc = glibc;
 	s->glibc = (struct mw_glibc_sample){

@@ -19,6 +19,7 @@
 enum value {
 	V_COUNTER, V_RSS, V_LOST, V_OVERHEAD, V_HEAP_ATTACHED, V_HEAP_SINCE,
 	V_S_ELEMENTS, V_S_BYTES, V_S_ESTIMATED, V_S_INSERTS, V_S_REMOVES,
+	V_S_LENGTH, V_S_RETAINED, V_S_READ_ERRORS,	/* --read */
 };
 
 struct family {
@@ -40,6 +41,9 @@ static const struct family families[] = {
 	{ &mw_struct_fields[MW_STF_ESTIMATED], V_S_ESTIMATED, NULL, false },
 	{ &mw_struct_fields[MW_STF_INSERTS], V_S_INSERTS, NULL, false },
 	{ &mw_struct_fields[MW_STF_REMOVES], V_S_REMOVES, NULL, false },
+	{ &mw_struct_fields[MW_STF_LENGTH], V_S_LENGTH, NULL, false },
+	{ &mw_struct_fields[MW_STF_RETAINED], V_S_RETAINED, NULL, false },
+	{ &mw_struct_fields[MW_STF_READ_ERRORS], V_S_READ_ERRORS, NULL, false },
 };
 
 static bool is_struct(enum value v)
@@ -47,9 +51,11 @@ static bool is_struct(enum value v)
 	return v >= V_S_ELEMENTS;
 }
 
-/* Whether structure @k has a sample in family @fam. */
+/* Whether structure @k has a family @fam at all. */
 static bool struct_has(const struct family *fam, const struct mw_layout *l, int k)
 {
+	if (fam->value >= V_S_LENGTH)
+		return l->structs[k].read != NULL;
 	return fam->value != V_S_ESTIMATED || l->structs[k].size;
 }
 
@@ -132,11 +138,17 @@ static void struct_samples(FILE *f, const struct family *fam,
 		if (!struct_has(fam, l, k) || ss->detached ||
 		    (fam->heap_only && !fields__heap(l, s)))
 			continue;
+		/* a walk that did not finish has no figure, only its error */
+		if ((fam->value == V_S_LENGTH || fam->value == V_S_RETAINED) && !ss->read_complete)
+			continue;
 		switch (fam->value) {
 		case V_S_ELEMENTS:	v = ss->elements; break;
 		case V_S_BYTES:		v = ss->bytes; break;
 		case V_S_ESTIMATED:	v = ss->estimated_bytes; break;
 		case V_S_INSERTS:	v = (int64_t)ss->insert_calls; break;
+		case V_S_LENGTH:	v = ss->length; break;
+		case V_S_RETAINED:	v = (int64_t)ss->retained_bytes; break;
+		case V_S_READ_ERRORS:	v = (int64_t)ss->read_errors; break;
 		default:		v = (int64_t)ss->remove_calls; break;
 		}
 		/* structure names are [A-Za-z_][A-Za-z0-9_]*: nothing to escape */

@@ -117,6 +117,19 @@ const struct mw_field mw_struct_fields[MW_STF__COUNT] = {
 			     "Calls of a structure's insert functions since attach.", true },
 	[MW_STF_REMOVES] = { "_remove_calls", "memwatch_struct_removes", NULL,
 			     "Calls of a structure's remove functions since attach.", true },
+	[MW_STF_LENGTH] = { "_length", "memwatch_struct_length", NULL,
+			    "Elements a structure holds, read from the target's memory (--read; for an integer EXPR, the integer).",
+			    false },
+	[MW_STF_RETAINED] = { "_retained_bytes", "memwatch_struct_retained_bytes", "bytes",
+			      "Heap bytes a structure read from memory owns (--read).", false },
+	[MW_STF_READ_ERRORS] = { "_read_errors", "memwatch_struct_read_errors", NULL,
+				 "Walks of a structure's memory that could not finish (--read).", true },
+	[MW_STF_READ_COMPLETE] = { "_read_complete", NULL, NULL,
+				   "1 when this interval's walk of the structure finished (--read); else its length and retained bytes are empty.",
+				   false },
+	[MW_STF_ROOTS] = { "_roots", NULL, NULL,
+			   "Instances of the structure read this interval (--read); figures are their sum.",
+			   false },
 };
 
 const struct mw_field mw_site_fields[MW_SITE__COUNT] = {

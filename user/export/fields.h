@@ -85,6 +85,12 @@ enum mw_struct_figure {
 	MW_STF_ESTIMATED,	/* with --size */
 	MW_STF_INSERTS,
 	MW_STF_REMOVES,
+	/* with --read */
+	MW_STF_LENGTH,
+	MW_STF_RETAINED,
+	MW_STF_READ_ERRORS,
+	MW_STF_READ_COMPLETE,	/* a CSV column */
+	MW_STF_ROOTS,		/* a CSV column */
 	MW_STF__COUNT,
 };
 extern const struct mw_field mw_struct_fields[MW_STF__COUNT];

@@ -14,9 +14,9 @@
 #include "sample/snapshot.h"
 
 /* timestamp, pid, the counters, missed probes and RSS, the overhead and
- * the heap's attach, two of sites, the glibc view, and five per
+ * the heap's attach, two of sites, the glibc view, and up to ten per
  * structure */
-#define MW_ROW_MAX_COLS		(48 + 5 * MW_MAX_STRUCTS)
+#define MW_ROW_MAX_COLS		(48 + 10 * MW_MAX_STRUCTS)
 #define MW_ROW_NAME_MAX		(MW_STRUCT_NAME_MAX + 16)
 
 enum mw_col_kind {

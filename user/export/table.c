@@ -134,6 +134,32 @@ static void struct_lines(FILE *f, const struct mw_layout *l, const struct mw_sna
 	}
 }
 
+/* The structures read from memory (--read): what the walk found. */
+static void read_lines(FILE *f, const struct mw_layout *l, const struct mw_snapshot *s)
+{
+	char b[32];
+	bool any = false;
+
+	for (int k = 0; k < l->nstructs; k++)
+		any |= l->structs[k].read != NULL;
+	if (!any)
+		return;
+	fprintf(f, "\n%-20s %12s %12s %6s %7s  %s\n", "READ FROM MEMORY", "LENGTH", "RETAINED",
+		"ROOTS", "ERRORS", "EXPR");
+	for (int k = 0; k < l->nstructs; k++) {
+		const struct mw_struct_sample *x = &s->s[k];
+		char len[32] = "-";
+
+		if (!l->structs[k].read)
+			continue;
+		if (x->read_complete)
+			snprintf(len, sizeof(len), "%" PRId64, x->length);
+		table__bytes((int64_t)x->retained_bytes, b, sizeof(b));
+		fprintf(f, "%-20s %12s %12s %6u %7" PRIu64 "  %s\n", l->structs[k].name, len,
+			x->read_complete ? b : "-", x->roots, x->read_errors, l->structs[k].read);
+	}
+}
+
 static void site_lines(FILE *f, const struct mw_layout *l, const struct mw_snapshot *s)
 {
 	const struct mw_sites *st = s->sites;
@@ -178,6 +204,7 @@ int table__write(FILE *f, struct mw_table *t, const struct mw_layout *l,
 			heap_lines(f, s, same_heap(s, p));
 		probe_line(f, l, s);
 		struct_lines(f, l, s, p);
+		read_lines(f, l, s);
 		site_lines(f, l, s);
 		remember(t, s);
 	}

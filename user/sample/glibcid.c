@@ -69,9 +69,9 @@ int glibcid__check_mapped(pid_t pid, const struct mw_libc_id *id, uint64_t bias)
 	uint64_t at = bias + id->build_id_vaddr;
 	int err;
 
-	if (!glibcmem__range_ok(at, id->build_id_len))
+	if (!memory__range_ok(at, id->build_id_len))
 		return -EINVAL;
-	err = glibcmem__read(pid, at, mapped, id->build_id_len);
+	err = memory__read(pid, at, mapped, id->build_id_len);
 	if (err)
 		return err == -EFAULT ? -ESTALE : err;
 	return memcmp(mapped, id->build_id, id->build_id_len) ? -ESTALE : 0;
@@ -82,7 +82,7 @@ bool glibcid__safe_linking(pid_t pid, uint64_t version_addr)
 	char v[16] = "";
 	unsigned major, minor;
 
-	if (!version_addr || glibcmem__read(pid, version_addr, v, sizeof(v) - 1) ||
+	if (!version_addr || memory__read(pid, version_addr, v, sizeof(v) - 1) ||
 	    sscanf(v, "%u.%u", &major, &minor) != 2)
 		return true;
 	return major > 2 || (major == 2 && minor >= 32);

@@ -90,9 +90,9 @@ static int chunk_read(struct mw_glibcview *g, uint64_t p, struct chunk *c)
 	unsigned char buf[MW_GLIBC_MAX_CHUNK_HDR];
 	int err;
 
-	if ((p & (2 * l->size.size - 1)) || !glibcmem__range_ok(p, l->chunk_hdr))
+	if ((p & (2 * l->size.size - 1)) || !memory__range_ok(p, l->chunk_hdr))
 		return -EAGAIN;
-	err = glibcmem__read(g->pid, p, buf, l->chunk_hdr);
+	err = memory__read(g->pid, p, buf, l->chunk_hdr);
 	if (err)
 		return err == -EFAULT ? -EAGAIN : err;
 	c->size = field_get(buf, l->size) & ~7ull;	/* PREV_INUSE, IS_MMAPPED, NON_MAIN_ARENA */
@@ -194,7 +194,7 @@ static int walk_top(struct mw_glibcview *g, const unsigned char *st, uint64_t ar
 
 static int state_read(struct mw_glibcview *g, uint64_t arena, unsigned char *buf)
 {
-	int err = glibcmem__read(g->pid, arena, buf, g->l.state_size);
+	int err = memory__read(g->pid, arena, buf, g->l.state_size);
 
 	if (err)
 		return err == -EFAULT ? -EAGAIN : err;
@@ -278,9 +278,9 @@ static int par_sample(struct mw_glibcview *g, struct mw_glibc_sample *out)
 	int err;
 
 	for (int i = 0; !same && i <= MW_GLIBC_RETRIES; i++) {
-		err = glibcmem__read(g->pid, g->mp, g->par_a, l->par_size);
+		err = memory__read(g->pid, g->mp, g->par_a, l->par_size);
 		if (!err)
-			err = glibcmem__read(g->pid, g->mp, g->par_b, l->par_size);
+			err = memory__read(g->pid, g->mp, g->par_b, l->par_size);
 		if (err)
 			return err == -EFAULT ? -ESTALE : err;
 		same = !memcmp(g->par_a, g->par_b, l->par_size);
@@ -342,7 +342,7 @@ int glibcview__read(struct mw_glibcview *g, struct mw_glibc_sample *out)
 		if (arena == g->main_arena)
 			break;
 		if (n == MW_GLIBC_MAX_ARENAS || (arena & 7) ||
-		    !glibcmem__range_ok(arena, g->l.state_size) || arena_seen(g, n, arena)) {
+		    !memory__range_ok(arena, g->l.state_size) || arena_seen(g, n, arena)) {
 			out->consistent = false;	/* a ring that does not close */
 			break;
 		}
@@ -375,8 +375,8 @@ static int view_setup(struct mw_glibcview *g, Elf *libc, const char *root,
 		return err;
 	g->main_arena = v.main_arena + bias;
 	g->mp = v.mp + bias;
-	if (!glibcmem__range_ok(g->main_arena, g->l.state_size) ||
-	    !glibcmem__range_ok(g->mp, g->l.par_size))
+	if (!memory__range_ok(g->main_arena, g->l.state_size) ||
+	    !memory__range_ok(g->mp, g->l.par_size))
 		return -EINVAL;
 	g->safe_linking = glibcid__safe_linking(g->pid, v.version ? v.version + bias : 0);
 	g->state_a = malloc(g->l.state_size);

@@ -23,6 +23,12 @@ struct mw_struct_sample {
 	uint64_t alloc_bytes;	/* bytes ever charged (profiles) */
 	uint64_t hits[MW_HIT__COUNT];	/* its probes' hits, by enum mw_hit */
 	bool detached;		/* its probes went (--max-overhead): no figures */
+	/* --read: what this interval's walk of its memory found */
+	int64_t length;		/* its elements, or the integer EXPR names */
+	uint64_t retained_bytes;	/* heap bytes it owns */
+	uint64_t read_errors;	/* walks that failed, since attach */
+	bool read_complete;	/* the walk finished: length and retained hold */
+	uint32_t roots;		/* instances read (their figures summed) */
 };
 
 struct mw_snapshot {

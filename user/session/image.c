@@ -22,6 +22,7 @@
 #include "probes/unwind.h"
 #include "process/loader.h"
 #include "session/image.h"
+#include "session/reads.h"
 #include "session/watchlist.h"
 
 /*
@@ -212,6 +213,7 @@ int image__attach(struct mw_session *s, struct mw_watched *w, enum mw_missing mi
 		goto out;
 	n = (int)sc.tab.n;
 	if (structs__resolve(t, &sc.objs, &s->opts, missing, &sc.tab) < 0 ||
+	    reads__resolve(s, w, &sc, missing) < 0 ||
 	    add_loader_hook(s, w, &sc.maps, &sc.objs, &sc.tab, &li))
 		goto out;
 	probes__drop_structs(&sc.tab, w->structs_detached);
@@ -249,7 +251,8 @@ static int attach_loaded(struct mw_session *s, struct mw_watched *w)
 		return err < 0 ? -1 : 0;
 	}
 	err = -1;
-	if (structs__resolve(&w->target, &sc.objs, &s->opts, MW_MISSING_QUIET, &sc.tab) < 0)
+	if (structs__resolve(&w->target, &sc.objs, &s->opts, MW_MISSING_QUIET, &sc.tab) < 0 ||
+	    reads__resolve(s, w, &sc, MW_MISSING_QUIET) < 0)
 		goto out;
 	probes__drop_structs(&sc.tab, w->structs_detached);
 	err = image__attach_probes(s, w, &sc.tab, &sc.objs);
@@ -280,6 +283,7 @@ static int forget_image(struct mw_session *s, struct mw_watched *w)
 	target__read_comm(t);
 	attach__destroy(&w->links);
 	watched__forget_objects(w);
+	watched__forget_reads(w);
 	w->hooked = false;
 	watched__enter(w, MW_STAGE_OPEN);
 	w->lost_seen = 0;		/* its counters restart below */

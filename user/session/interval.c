@@ -18,6 +18,7 @@
 #include "session/image.h"
 #include "session/interval.h"
 #include "session/publish.h"
+#include "session/reads.h"
 #include "session/watchlist.h"
 
 /* A structure whose functions never fire while the heap keeps moving is
@@ -141,6 +142,7 @@ static int sample_watched(struct mw_session *s, struct mw_watched *w)
 	}
 	w->sampled = true;
 	estimate(s, w);
+	reads__sample(s, w);
 	/* a held program whose library-load event was lost to a full ring
 	 * buffer waits stopped at its loader's hook: probe what it mapped
 	 * and let it go, as the event would have (an execve is seen by its

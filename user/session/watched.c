@@ -81,8 +81,15 @@ void watched__forget_objects(struct mw_watched *w)
 	w->nseen = 0;
 }
 
+void watched__forget_reads(struct mw_watched *w)
+{
+	free(w->reads);
+	w->reads = NULL;
+}
+
 void watched__free(struct mw_watched *w)
 {
+	watched__forget_reads(w);
 	target__close(&w->target);
 	sites__free(&w->sites);
 	glibcview__close(w->glibc);

@@ -14,6 +14,7 @@
 #include "process/procmaps.h"
 #include "process/objects.h"
 #include "process/target.h"
+#include "read/plan.h"
 #include "sample/glibcview.h"
 #include "sample/overhead.h"
 #include "sample/sampler.h"
@@ -32,6 +33,14 @@
  *   any     -> FREE     dropped (watchlist__drop)
  * and staying where it is.
  */
+/* A structure read from outside (--read), in this process's image. */
+struct mw_read {
+	bool planned;		/* its root was found: plan holds */
+	struct mw_plan plan;
+	uint64_t bias;		/* where the root's object is loaded */
+	uint64_t errors;	/* walks that failed, since attach */
+};
+
 enum mw_stage {
 	MW_STAGE_FREE,
 	MW_STAGE_OPEN,
@@ -60,6 +69,7 @@ struct mw_watched {
 	uint64_t r_debug;		/* its loader's r_debug (mw_loader) */
 	uint32_t gen;			/* its attach generation (mw_loader) */
 	bool reexec;			/* say so once the new image is probed */
+	struct mw_read *reads;		/* one per structure; NULL: none has --read */
 	char **seen;			/* objects probed (as the target maps them) */
 	size_t nseen;
 	uint64_t stepped;		/* its probes left single-stepped */
@@ -103,8 +113,10 @@ int watched__unseen_maps(const struct mw_watched *w, const struct mw_maps *maps,
 			 struct mw_maps *out);
 /* Forgets which objects @w's probes covered (a new image). */
 void watched__forget_objects(struct mw_watched *w);
-/* Frees what @w holds: its target, sites, glibc's view, objects. Its
- * links and its slot's BPF entries are the session's to close. */
+/* Forgets @w's --read plans: they belong to an image. */
+void watched__forget_reads(struct mw_watched *w);
+/* Frees what @w holds: its target, sites, glibc's view, objects, plans.
+ * Its links and its slot's BPF entries are the session's to close. */
 void watched__free(struct mw_watched *w);
 
 #endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * plan.h - a --read EXPR made into what to read, from the DWARF of the
+ * object that defines its root: the root variable's address, then adds
+ * (a member's offset, an element's) and derefs (a pointer followed), and
+ * the integer at the end, its size and signedness. Built once per image
+ * at attach; run every interval against the target's memory (walk.h),
+ * so the pointers it follows are read anew each time.
+ */
+#ifndef MW_PLAN_H
+#define MW_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "read/expr.h"
+
+#define MW_PLAN_STEPS	(2 * MW_EXPR_STEPS + 2)
+
+enum mw_plan_op {
+	MW_PLAN_ADD,		/* address += n */
+	MW_PLAN_DEREF,		/* address = the pointer stored at address */
+};
+
+struct mw_plan_step {
+	enum mw_plan_op op;
+	int64_t n;
+};
+
+struct mw_plan {
+	uint64_t root;		/* the variable's address in its object (link time) */
+	char name[MW_EXPR_NAME_MAX];	/* its qualified source name */
+	struct mw_plan_step step[MW_PLAN_STEPS];
+	int nsteps;
+	uint8_t size;		/* the integer at the end: 1, 2, 4 or 8 bytes */
+	bool is_signed;
+	char type[96];		/* its type's name, for messages */
+};
+
+/* What plan__build found in one object. */
+enum mw_plan_found {
+	MW_PLAN_OK,		/* @out is the plan */
+	MW_PLAN_NO_DWARF,	/* the object has no DWARF (nor a debug file) */
+	MW_PLAN_NO_ROOT,	/* its DWARF has no such variable */
+	MW_PLAN_BAD,		/* it has, and @err says what does not fit */
+};
+
+/*
+ * Finds @e's root among the global and static variables of the object at
+ * @path (its own DWARF, or its build-id debug file): its qualified source
+ * name ("ns::name", "crate::module::NAME"), or a unique suffix of it on
+ * :: boundaries. Then follows @e's steps through the types, into @out.
+ * Several variables of that name, a step that does not fit its type, a
+ * thread-local, or a value that is not an integer: MW_PLAN_BAD, why in
+ * @err.
+ */
+enum mw_plan_found plan__build(const char *path, const struct mw_expr *e, struct mw_plan *out,
+			       char *err, size_t len);
+
+#endif
