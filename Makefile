@@ -60,10 +60,10 @@ UNIT_SRCS  := $(wildcard tests/unit/*.c)
 INTEG_SRCS := $(wildcard tests/integration/*.c)
 TARGETS    := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(wildcard tests/targets/*.c)) \
 	      $(patsubst tests/targets/%.cpp,$(BUILD)/targets/%,$(wildcard tests/targets/*.cpp))
-# Rust targets are built with the rustc on the PATH (or rustup's); with
-# none, make deps installs Debian's, and make test builds them all: a
-# Rust test then fails rather than skips (MEMWATCH_ALL_TARGETS).
-RUSTC      ?= $(shell command -v rustc || ls /root/.cargo/bin/rustc 2>/dev/null)
+# Rust targets are built with rustup's rustc (or the one on the PATH);
+# with none, make deps installs Debian's, and make test builds them all:
+# a Rust test then fails rather than skips (MEMWATCH_ALL_TARGETS).
+RUSTC      ?= $(shell ls /root/.cargo/bin/rustc 2>/dev/null || command -v rustc)
 ifeq ($(RUSTC),)
 DEB_PKGS   += rustc
 else
@@ -217,6 +217,13 @@ $(BUILD)/targets/unwind_cxx_mimalloc: ALLOC := -lmimalloc
 $(UNWIND_TARGETS): tests/targets/unwind_cxx.cpp | $(BUILD)/targets
 	$(call msg,CXX,$@)
 	$(Q)$(CXX) -O2 -g -Wall -pthread $< $(ALLOC) -o $@
+# structures read from memory (--read): release builds with their types
+$(BUILD)/targets/read_rust: tests/targets/read_rust.rs | $(BUILD)/targets
+	$(call msg,RUSTC,$@)
+	$(Q)$(RUSTC) -C opt-level=2 -C debuginfo=2 --edition 2021 $< -o $@
+$(BUILD)/targets/read_cxx: tests/targets/read_cxx.cpp tests/targets/say.h | $(BUILD)/targets
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -O2 -g -Wall -pthread $< -o $@
 $(BUILD)/targets/unwind_rust: tests/targets/unwind_rust.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -C opt-level=2 -C panic=unwind -g --edition 2021 $< -o $@
@@ -368,7 +375,7 @@ clean:
 
 FUZZ_CC        ?= clang
 FUZZ_SECONDS   ?= 60
-FUZZ_NAMES     := elfsym procmaps config symmatch http webconfig
+FUZZ_NAMES     := elfsym procmaps config symmatch http webconfig walk
 FUZZ_BINS      := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
 # -fno-sanitize-recover: a UBSan report is a crash, not a line of output
 FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -380,6 +387,8 @@ FUZZ_SRCS_elfsym   := user/symbols/elfsym.c user/symbols/debugfile.c
 FUZZ_LIBS_elfsym   := -lelf -lz
 FUZZ_SRCS_procmaps := user/process/procmaps.c
 FUZZ_LIBS_procmaps :=
+FUZZ_SRCS_walk     := user/read/walk.c
+FUZZ_LIBS_walk     :=
 FUZZ_SRCS_symmatch := user/symbols/symmatch.c
 FUZZ_LIBS_symmatch := -liberty
 # cli.c (config.c applies each line through it; fuzz_http gives it the

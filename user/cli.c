@@ -142,8 +142,9 @@ static const char usage_text[] =
 "      --read EXPR           read the structure from the target's memory by\n"
 "                            its DWARF types every interval: a global or\n"
 "                            static by name, then .field ->field [N] *;\n"
-"                            adds NAME_length (the integer EXPR names),\n"
-"                            and needs no probe\n"
+"                            adds NAME_length (the integer, or a Rust or\n"
+"                            C++ container's elements) and\n"
+"                            NAME_retained_bytes; needs no probe\n"
 "      --no-heap             no allocator probes: counts and estimates only\n"
 "\n"
 "  -h, --help                this text\n"
@@ -541,15 +542,13 @@ static int bad_option(int c, const char *word)
 			: usage_error("option '%s' needs a value", word);
 }
 
-/* What a structure needs once all options are read. */
-static int check_structs(const struct mw_options *o)
+/* What a structure needs once all options are read; whether it is probed. */
+static int check_structs(struct mw_options *o)
 {
 	for (int s = 0; s < o->nstructs; s++) {
-		bool has_func = o->structs[s].read != NULL;
-
 		for (int f = 0; f < o->nfuncs; f++)
-			has_func |= o->funcs[f].struct_id == s;
-		if (!has_func)
+			o->structs[s].probed |= o->funcs[f].struct_id == s;
+		if (!o->structs[s].probed && !o->structs[s].read)
 			return usage_error("--struct %s has no --insert, --remove or --read", o->structs[s].name);
 	}
 	return 0;

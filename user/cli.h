@@ -46,6 +46,7 @@ struct mw_struct_spec {
 	char name[MW_STRUCT_NAME_MAX];
 	uint64_t size;		/* --size; 0: no estimate */
 	const char *read;	/* --read EXPR (read/expr.h); NULL: none */
+	bool probed;		/* it has an --insert or --remove */
 };
 
 struct mw_options {

@@ -228,7 +228,8 @@ long long reply_int(const char *line, const char *key)
 
 	cr_assert(line, "a reply line containing %s", key);
 	snprintf(pat, sizeof(pat), "%s=", key);
-	s = strstr(line, pat);
+	for (s = strstr(line, pat); s && s != line && s[-1] != ' '; s = strstr(s + 1, pat))
+		;	/* a whole key: "set=" is not the end of "unset=" */
 	cr_assert(s, "key %s in reply [%s]", key, line);
 	return strtoll(s + strlen(pat), NULL, 0);
 }

@@ -25,7 +25,7 @@ void session_start_target(struct session *s, const char *const targv[],
 void session_spawn(struct session *s, const char *const targv[],
 		   const char *const extra[], bool header)
 {
-	const char *argv[48] = { MEMWATCH, "-p", s->pid, "-i", "0.1" };
+	const char *argv[64] = { MEMWATCH, "-p", s->pid, "-i", "0.1" };
 	int n = 5;
 	char *line;
 
@@ -38,7 +38,7 @@ void session_spawn(struct session *s, const char *const targv[],
 	s->malloc_addr = (uint64_t)reply_int(line, "malloc");
 	snprintf(s->ready, sizeof(s->ready), "%s", line);
 	snprintf(s->program, sizeof(s->program), "%s", targv[0]);
-	for (; extra && *extra && n < 46; extra++)
+	for (; extra && *extra && n < 62; extra++)
 		argv[n++] = *extra;
 	argv[n] = NULL;
 	proc_spawn(&s->mw, argv);

@@ -5,7 +5,10 @@
  * pointer to a heap block that moves, an array index, and a static. The
  * target changes them from four threads; at each quiescent point the
  * figures equal its own, and a walk that cannot finish (a NULL pointer)
- * is counted and marked incomplete, never a wrong figure.
+ * is counted and marked incomplete, never a wrong figure. Then Rust's
+ * and libstdc++'s containers, in the wrappers statics sit in: their
+ * length and the bytes they retain equal the target's own tally, taken
+ * by a counting allocator that knows no layout.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -14,6 +17,15 @@
 
 static const char *const read_c[] = { TARGET("read_c"), NULL };
 static const char *const read_c_nodebug[] = { TARGET("read_c.nodebug"), NULL };
+static const char *const read_rust[] = { TARGET("read_rust"), NULL };
+static const char *const read_cxx[] = { TARGET("read_cxx"), NULL };
+
+/* A structure --read names, and what its retained bytes hold. */
+struct container {
+	const char *name;	/* --struct and the target's reply key */
+	const char *expr;
+	bool owns;		/* its elements own memory: retained is empty */
+};
 
 static void field(struct session *s, const char *column, char *out, size_t len)
 {
@@ -52,7 +64,7 @@ Test(read, c_integers__exact_at_each_quiescent_point, .timeout = 120)
 
 	session_start_target(&s, read_c, extra);
 	err = proc_stderr(&s.mw);
-	cr_expect(strstr(err, "--read 'srv.tab->shard[2].count' reads srv (long int)"),
+	cr_expect(strstr(err, "--read 'srv.tab->shard[2].count' reads srv as an integer (long int)"),
 		  "says what it reads, and its type: %s", err);
 	for (int round = 0; round < 3; round++) {
 		reply = session_command(&s, "run 20000\n");
@@ -74,6 +86,117 @@ Test(read, c_integers__exact_at_each_quiescent_point, .timeout = 120)
 	cr_expect_eq(session_int(&s, "count2_read_complete"), 0, "and is marked incomplete");
 	cr_expect_gt(session_int(&s, "count2_read_errors"), 0, "and counted");
 	cr_expect_eq(session_int(&s, "gen_read_complete"), 1, "the other structures go on");
+	session_stop(&s);
+	cr_expect_eq(s.target.status, 0, "the target exits 0");
+}
+
+static void field_empty(struct session *s, const char *name, const char *suffix)
+{
+	char col[96], v[64];
+
+	snprintf(col, sizeof(col), "%s%s", name, suffix);
+	field(s, col, v, sizeof(v));
+	cr_expect_str_empty(v, "%s is empty: its elements own memory not walked yet", col);
+}
+
+/* Each container's figures against the target's tally in @reply. */
+static void expect_containers(struct session *s, const struct container *c, size_t n,
+			      const char *reply)
+{
+	char col[96], key[96];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(col, sizeof(col), "%s_length", c[i].name);
+		snprintf(key, sizeof(key), "%s_len", c[i].name);
+		cr_expect_eq(session_int(s, col), reply_int(reply, key), "%s equals the target's %s (%s)",
+			     col, key, reply);
+		snprintf(col, sizeof(col), "%s_read_complete", c[i].name);
+		cr_expect_eq(session_int(s, col), 1, "%s: the walk completed", c[i].name);
+		snprintf(col, sizeof(col), "%s_read_errors", c[i].name);
+		cr_expect_eq(session_int(s, col), 0, "%s: no failed walk", c[i].name);
+		if (c[i].owns) {
+			field_empty(s, c[i].name, "_retained_bytes");
+			continue;
+		}
+		snprintf(col, sizeof(col), "%s_retained_bytes", c[i].name);
+		snprintf(key, sizeof(key), "%s_bytes", c[i].name);
+		cr_expect_eq(session_int(s, col), reply_int(reply, key),
+			     "%s equals the bytes the target's allocator left live for it (%s)", col,
+			     reply);
+	}
+}
+
+/* Starts @targv with memwatch reading each of @c, then three rounds of
+ * four threads changing them: exact at each quiescent point. */
+static void containers_exact(struct session *s, const char *const targv[],
+			     const struct container *c, size_t n)
+{
+	const char *extra[64] = { "--no-heap" };
+	int k = 1;
+
+	for (size_t i = 0; i < n && k < 60; i++) {
+		extra[k++] = "--struct";
+		extra[k++] = c[i].name;
+		extra[k++] = "--read";
+		extra[k++] = c[i].expr;
+	}
+	extra[k] = NULL;
+	session_start_target(s, targv, extra);
+	for (int round = 0; round < 3; round++) {
+		char *reply = session_command(s, "run 5000\n");
+
+		session_settle(s);
+		expect_containers(s, c, n, reply);
+	}
+}
+
+Test(read, rust_containers__length_and_own_buffers_exact, .timeout = 120)
+{
+	static const struct container c[] = {
+		{ "map", "MAP", false },		/* LazyLock<Mutex<HashMap<u64, u64>>> */
+		{ "reg", "read_rust::REG", true },	/* Mutex<Option<HashMap<u64, Vec<u8>>>> */
+		{ "tree", "TREE", true },		/* OnceLock<Mutex<BTreeMap<String, Vec<String>>>> */
+		{ "list", "LIST", false },		/* RwLock<Vec<u32>> */
+		{ "queue", "QUEUE", false },		/* Mutex<VecDeque<u16>> */
+		{ "boxed", "BOXED", false },		/* Mutex<Option<Box<Vec<u64>>>> */
+		{ "shared", "SHARED", false },		/* Mutex<Option<Arc<Vec<u64>>>> */
+		{ "name", "NAME", false },		/* Mutex<String> */
+		{ "set", "SET", false },		/* LazyLock<RwLock<HashSet<u32>>> */
+		{ "unset", "UNSET", false },		/* OnceLock<Vec<u64>>, set by "init" */
+	};
+	struct session s;
+	const char *err;
+	char *reply;
+
+	containers_exact(&s, read_rust, c, sizeof(c) / sizeof(c[0]));
+	err = proc_stderr(&s.mw);
+	cr_expect(strstr(err, "--read 'MAP' reads read_rust::MAP as a HashMap"),
+		  "says what it reads: %s", err);
+	reply = session_command(&s, "init\n");
+	session_settle(&s);
+	cr_expect_eq(session_int(&s, "unset_length"), reply_int(reply, "unset_len"),
+		     "a OnceLock once set reads as its value");
+	cr_expect_eq(session_int(&s, "unset_retained_bytes"), 3 * sizeof(uint64_t), "its buffer");
+	session_stop(&s);
+	cr_expect_eq(s.target.status, 0, "the target exits 0");
+}
+
+Test(read, cxx_containers__length_and_own_buffers_exact, .timeout = 120)
+{
+	static const struct container c[] = {
+		{ "umap", "g_umap", true },	/* unordered_map<string, vector<int>> */
+		{ "uset", "g_uset", false },	/* unordered_set<long> */
+		{ "omap", "g_omap", true },	/* map<int, string>, long and short */
+		{ "oset", "g_oset", false },	/* set<int> */
+		{ "list", "g_list", false },	/* list<double> */
+		{ "deque", "g_deque", false },	/* deque<int> */
+		{ "vec", "g_vec", false },	/* vector<long> */
+		{ "str", "g_str", false },	/* string, short and long */
+		{ "uptr", "g_up", false },	/* unique_ptr<vector<int>>, at times null */
+	};
+	struct session s;
+
+	containers_exact(&s, read_cxx, c, sizeof(c) / sizeof(c[0]));
 	session_stop(&s);
 	cr_expect_eq(s.target.status, 0, "the target exits 0");
 }
@@ -128,6 +251,7 @@ Test(read, what_cannot_be_read__one_line_exit_1, .timeout = 120)
 {
 	refused(read_c, "srv.nosuch", "has no member nosuch");
 	refused(read_c, "srv.name", "names a pointer");
+	refused(read_rust, "read_rust::LIVE", "is neither an integer nor a container");
 	refused(read_c, "srv.tab->shard[9].count", "past the end");
 	refused(read_c, "nosuchvariable", "no such variable");
 	refused(read_c_nodebug, "srv.generation", "has no debug information");

@@ -20,8 +20,8 @@
 #define GOLDEN_DIR "tests/unit/golden/"
 
 static const struct mw_struct_spec structs[] = {
-	{ .name = "cache", .size = 64 },
-	{ .name = "index", .size = 0 },
+	{ .name = "cache", .size = 64, .probed = true },
+	{ .name = "index", .size = 0, .probed = true },
 };
 
 static struct mw_site_row site_rows[] = {

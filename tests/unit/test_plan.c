@@ -97,8 +97,8 @@ Test(plan, fields_and_indexes__offsets_as_offsetof)
 			       offsetof(struct fixture_inner, arr) + 2 * sizeof(long)),
 		     "the offset of in.arr[2]");
 	cr_expect_eq(derefs, 0, "no pointer on the way");
-	cr_expect_eq(p.size, sizeof(long), "a long");
-	cr_expect(p.is_signed, "signed");
+	cr_expect_eq(p.shape.int_size, sizeof(long), "a long");
+	cr_expect(p.shape.is_signed, "signed");
 	cr_expect_str_eq(p.name, "fixture_outer", "the root by its name");
 	(void)sym;
 	elfsym__close(e);
@@ -116,8 +116,8 @@ Test(plan, pointers__a_deref_then_the_member)
 	cr_expect_eq(arrow.step[next].op, MW_PLAN_DEREF, "then its deref");
 	cr_expect_eq(adds(&arrow, next + 1, &derefs, &next),
 		     (int64_t)offsetof(struct fixture_inner, b), "then b's offset");
-	cr_expect_eq(arrow.size, 2, "an unsigned short");
-	cr_expect_not(arrow.is_signed, "unsigned");
+	cr_expect_eq(arrow.shape.int_size, 2, "an unsigned short");
+	cr_expect_not(arrow.shape.is_signed, "unsigned");
 	cr_expect_eq(dot.nsteps, arrow.nsteps, ". follows the pointer as -> does");
 	for (int i = 0; i < dot.nsteps; i++)
 		cr_expect(dot.step[i].op == arrow.step[i].op && dot.step[i].n == arrow.step[i].n,
@@ -132,11 +132,11 @@ Test(plan, unions_enums_bools_and_statics)
 
 	cr_expect_eq(adds(&u, 0, &derefs, &next), (int64_t)offsetof(struct fixture_outer, u2),
 		     "an anonymous union's member");
-	cr_expect_eq(u.size, 8, "a long long");
-	cr_expect_eq(c.size, sizeof(enum fixture_color), "an enum, as an integer");
-	cr_expect_eq(f.size, 1, "a _Bool");
+	cr_expect_eq(u.shape.int_size, 8, "a long long");
+	cr_expect_eq(c.shape.int_size, sizeof(enum fixture_color), "an enum, as an integer");
+	cr_expect_eq(f.shape.int_size, 1, "a _Bool");
 	cr_expect_eq(st.nsteps, 0, "a static read where it is");
-	cr_expect_eq(st.size, sizeof(long), "a long");
+	cr_expect_eq(st.shape.int_size, sizeof(long), "a long");
 }
 
 static void refused(const char *text, enum mw_plan_found want, const char *why)

@@ -121,7 +121,7 @@ const struct mw_field mw_struct_fields[MW_STF__COUNT] = {
 			    "Elements a structure holds, read from the target's memory (--read; for an integer EXPR, the integer).",
 			    false },
 	[MW_STF_RETAINED] = { "_retained_bytes", "memwatch_struct_retained_bytes", "bytes",
-			      "Heap bytes a structure read from memory owns (--read).", false },
+			      "Heap bytes a structure read from memory owns (--read): its buffers at their capacity, and the Box, Arc and unique_ptr blocks on the way. Empty while its elements own memory of their own, which memwatch does not walk yet.", false },
 	[MW_STF_READ_ERRORS] = { "_read_errors", "memwatch_struct_read_errors", NULL,
 				 "Walks of a structure's memory that could not finish (--read).", true },
 	[MW_STF_READ_COMPLETE] = { "_read_complete", NULL, NULL,

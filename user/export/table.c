@@ -113,13 +113,19 @@ static void struct_lines(FILE *f, const struct mw_layout *l, const struct mw_sna
 			 const struct mw_snapshot *p)
 {
 	char b[32], db[32];
+	bool any = false;
 
-	if (!l->nstructs)
-		return;
+	for (int k = 0; k < l->nstructs; k++)
+		any |= l->structs[k].probed;
+	if (!any)
+		return;		/* only structures read from memory: below */
 	fprintf(f, "\n%-20s %12s %8s %12s %12s\n", "STRUCTURE", "ELEMENTS", "CHANGE",
 		"BYTES", "CHANGE");
 	for (int k = 0; k < l->nstructs; k++) {
 		const struct mw_struct_sample *x = &s->s[k];
+
+		if (!l->structs[k].probed)
+			continue;
 
 		if (x->detached) {
 			fprintf(f, "%-20s %12s %8s %12s %12s  (probes detached: over --max-overhead)\n",
@@ -156,7 +162,7 @@ static void read_lines(FILE *f, const struct mw_layout *l, const struct mw_snaps
 			snprintf(len, sizeof(len), "%" PRId64, x->length);
 		table__bytes((int64_t)x->retained_bytes, b, sizeof(b));
 		fprintf(f, "%-20s %12s %12s %6u %7" PRIu64 "  %s\n", l->structs[k].name, len,
-			x->read_complete ? b : "-", x->roots, x->read_errors, l->structs[k].read);
+			x->read_complete && x->retained_known ? b : "-", x->roots, x->read_errors, l->structs[k].read);
 	}
 }
 

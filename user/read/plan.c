@@ -13,12 +13,11 @@
 #include <string.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include "read/dwtype.h"
 #include "read/plan.h"
 
 #define MW_DIE_DEPTH	16	/* namespaces and classes nested */
-#define MW_TYPE_DEPTH	16	/* typedefs, qualifiers, anonymous members */
 #define MW_MATCHES	8	/* distinct variables named in an error */
-#define MW_PTR_BYTES	8
 
 /* ------------------------------------------------------------ variables */
 
@@ -168,114 +167,6 @@ static bool address_of(Dwarf_Die *die, uint64_t *addr, bool *tls)
 	return true;
 }
 
-/* -------------------------------------------------------------- types */
-
-static bool type_of(Dwarf_Die *die, Dwarf_Die *out)
-{
-	Dwarf_Attribute a;
-
-	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, out);
-}
-
-/* @t through typedefs and qualifiers; its tag, or 0 for void. */
-static int peel(Dwarf_Die *t)
-{
-	for (int i = 0; i < MW_TYPE_DEPTH; i++) {
-		int tag = dwarf_tag(t);
-
-		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
-		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type)
-			return tag;
-		if (!type_of(t, t))
-			return 0;
-	}
-	return 0;
-}
-
-static bool is_pointer(int tag)
-{
-	return tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
-	       tag == DW_TAG_rvalue_reference_type;
-}
-
-/* A type's name for messages. */
-static const char *type_name(Dwarf_Die *t, char *buf, size_t len)
-{
-	Dwarf_Die inner = *t;
-	int tag = peel(&inner);
-	const char *name = dwarf_diename(t) ? dwarf_diename(t) : dwarf_diename(&inner);
-
-	if (name)
-		snprintf(buf, len, "%s", name);
-	else if (is_pointer(tag))
-		snprintf(buf, len, "a pointer");
-	else if (tag == DW_TAG_array_type)
-		snprintf(buf, len, "an array");
-	else if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type)
-		snprintf(buf, len, "an unnamed struct");
-	else
-		snprintf(buf, len, "a value of no named type");
-	return buf;
-}
-
-/* A member's byte offset: a constant, or DW_OP_plus_uconst. */
-static bool member_offset(Dwarf_Die *m, int64_t *off)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word w;
-	Dwarf_Op *ops;
-	size_t n;
-
-	if (!dwarf_attr(m, DW_AT_data_member_location, &a)) {
-		*off = 0;	/* a union's members */
-		return true;
-	}
-	if (!dwarf_formudata(&a, &w)) {
-		*off = (int64_t)w;
-		return true;
-	}
-	if (!dwarf_getlocation(&a, &ops, &n) && n == 1 && ops[0].atom == DW_OP_plus_uconst) {
-		*off = (int64_t)ops[0].number;
-		return true;
-	}
-	return false;
-}
-
-/* The member @name of the struct or union @t (searched through unnamed
- * members, as C's anonymous structs and unions), its type into @m and its
- * offset into @off. -1 if none, -2 if a bit-field or an odd location. */
-static int find_member(Dwarf_Die *t, const char *name, Dwarf_Die *m, int64_t *off, int depth)
-{
-	Dwarf_Die child;
-
-	if (depth > MW_TYPE_DEPTH || dwarf_child(t, &child))
-		return -1;
-	do {
-		const char *n = dwarf_diename(&child);
-		int64_t here;
-		Dwarf_Die inner;
-
-		if (dwarf_tag(&child) != DW_TAG_member || dwarf_hasattr(&child, DW_AT_declaration))
-			continue;
-		if (n && !strcmp(n, name)) {
-			if (dwarf_hasattr(&child, DW_AT_bit_size) || !member_offset(&child, off) ||
-			    !type_of(&child, m))
-				return -2;
-			return 0;
-		}
-		if (!n && type_of(&child, &inner) && member_offset(&child, &here)) {
-			int tag = peel(&inner);
-
-			if ((tag == DW_TAG_structure_type || tag == DW_TAG_union_type) &&
-			    !find_member(&inner, name, m, off, depth + 1)) {
-				*off += here;
-				return 0;
-			}
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return -1;
-}
-
 /* ------------------------------------------------------------ the plan */
 
 struct build {
@@ -285,13 +176,20 @@ struct build {
 	char expr[MW_EXPR_MAX + 64];
 };
 
+bool plan__push(struct mw_plan *p, const struct mw_plan_step *s)
+{
+	if (p->nsteps >= MW_PLAN_STEPS)
+		return false;
+	p->step[p->nsteps++] = *s;
+	return true;
+}
+
 static bool add(struct build *b, enum mw_plan_op op, int64_t n)
 {
-	if (b->p->nsteps >= MW_PLAN_STEPS) {
+	if (!plan__push(b->p, &(struct mw_plan_step){ .op = op, .n = n })) {
 		snprintf(b->err, b->len, "--read '%s': too many steps", b->expr);
 		return false;
 	}
-	b->p->step[b->p->nsteps++] = (struct mw_plan_step){ op, n };
 	return true;
 }
 
@@ -299,14 +197,14 @@ static bool add(struct build *b, enum mw_plan_op op, int64_t n)
 static bool deref(struct build *b, Dwarf_Die *t, const char *why)
 {
 	char name[96];
-	int tag = peel(t);
+	int tag = dwtype__peel(t);
 
-	if (!is_pointer(tag)) {
+	if (!dwtype__is_pointer(tag)) {
 		snprintf(b->err, b->len, "--read '%s': %s on %s, which is not a pointer", b->expr, why,
-			 type_name(t, name, sizeof(name)));
+			 dwtype__name(t, name, sizeof(name)));
 		return false;
 	}
-	if (!type_of(t, t)) {
+	if (!dwtype__of(t, t)) {
 		snprintf(b->err, b->len, "--read '%s': %s on a void pointer", b->expr, why);
 		return false;
 	}
@@ -318,28 +216,28 @@ static bool step_field(struct build *b, Dwarf_Die *t, const struct mw_expr_step 
 	char field[MW_EXPR_NAME_MAX + 4], name[96];
 	Dwarf_Die m;
 	int64_t off;
-	int tag = peel(t), r;
+	int tag = dwtype__peel(t), r;
 
 	if (s->kind == MW_EXPR_ARROW && !deref(b, t, "->"))
 		return false;
-	for (int i = 0; s->kind == MW_EXPR_FIELD && is_pointer(tag) && i < MW_TYPE_DEPTH; i++) {
+	for (int i = 0; s->kind == MW_EXPR_FIELD && dwtype__is_pointer(tag) && i < MW_TYPE_DEPTH; i++) {
 		if (!deref(b, t, "."))	/* through pointers and references */
 			return false;
-		tag = peel(t);
+		tag = dwtype__peel(t);
 	}
-	tag = peel(t);
-	if (tag != DW_TAG_structure_type && tag != DW_TAG_class_type && tag != DW_TAG_union_type) {
+	tag = dwtype__peel(t);
+	if (!dwtype__is_record(tag)) {
 		snprintf(b->err, b->len, "--read '%s': .%s on %s, which has no members", b->expr,
-			 s->name, type_name(t, name, sizeof(name)));
+			 s->name, dwtype__name(t, name, sizeof(name)));
 		return false;
 	}
 	/* a tuple's .0 is Rust's member __0 */
 	snprintf(field, sizeof(field), "%s%s", s->name[0] >= '0' && s->name[0] <= '9' ? "__" : "",
 		 s->name);
-	r = find_member(t, field, &m, &off, 0);
+	r = dwtype__member(t, field, &m, &off);
 	if (r) {
 		snprintf(b->err, b->len, "--read '%s': %s has %s member %s", b->expr,
-			 type_name(t, name, sizeof(name)), r == -1 ? "no" : "a bit-field or odd",
+			 dwtype__name(t, name, sizeof(name)), r == -1 ? "no" : "a bit-field or odd",
 			 s->name);
 		return false;
 	}
@@ -355,13 +253,13 @@ static bool step_index(struct build *b, Dwarf_Die *t, const struct mw_expr_step 
 	Dwarf_Sword upper;
 	Dwarf_Word size = 0;
 	char name[96];
-	int tag = peel(t);
+	int tag = dwtype__peel(t);
 
-	if (is_pointer(tag) && !deref(b, t, "[]"))
+	if (dwtype__is_pointer(tag) && !deref(b, t, "[]"))
 		return false;
-	if (is_pointer(tag)) {
+	if (dwtype__is_pointer(tag)) {
 		elem = *t;
-	} else if (tag == DW_TAG_array_type && type_of(t, &elem)) {
+	} else if (tag == DW_TAG_array_type && dwtype__of(t, &elem)) {
 		/* its first dimension's bound, when the type says it */
 		if (!dwarf_child(t, &sub) && dwarf_tag(&sub) == DW_TAG_subrange_type) {
 			bool known = false;
@@ -374,61 +272,30 @@ static bool step_index(struct build *b, Dwarf_Die *t, const struct mw_expr_step 
 			if (known && s->index >= count) {
 				snprintf(b->err, b->len, "--read '%s': [%llu] past the end of %s (%llu elements)",
 					 b->expr, (unsigned long long)s->index,
-					 type_name(t, name, sizeof(name)), (unsigned long long)count);
+					 dwtype__name(t, name, sizeof(name)), (unsigned long long)count);
 				return false;
 			}
 		}
 	} else {
 		snprintf(b->err, b->len, "--read '%s': [%llu] on %s, which is no array nor pointer",
-			 b->expr, (unsigned long long)s->index, type_name(t, name, sizeof(name)));
+			 b->expr, (unsigned long long)s->index, dwtype__name(t, name, sizeof(name)));
 		return false;
 	}
 	if (dwarf_aggregate_size(&elem, &size) || !size) {
 		snprintf(b->err, b->len, "--read '%s': the elements of %s have no size DWARF gives",
-			 b->expr, type_name(t, name, sizeof(name)));
+			 b->expr, dwtype__name(t, name, sizeof(name)));
 		return false;
 	}
 	*t = elem;
 	return add(b, MW_PLAN_ADD, (int64_t)s->index * size);
 }
 
-/* The integer at the end: size and signedness; false if it is none. */
-static bool final_integer(struct build *b, Dwarf_Die *t)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word enc = DW_ATE_signed;
-	Dwarf_Die under;
-	char name[96];
-	int tag = peel(t), size = dwarf_bytesize(t);
-
-	type_name(t, b->p->type, sizeof(b->p->type));
-	if (tag == DW_TAG_enumeration_type) {
-		if (type_of(t, &under) && peel(&under) == DW_TAG_base_type &&
-		    dwarf_attr(&under, DW_AT_encoding, &a))
-			dwarf_formudata(&a, &enc);
-	} else if (tag != DW_TAG_base_type || !dwarf_attr(t, DW_AT_encoding, &a) ||
-		   dwarf_formudata(&a, &enc) ||
-		   (enc != DW_ATE_signed && enc != DW_ATE_unsigned && enc != DW_ATE_signed_char &&
-		    enc != DW_ATE_unsigned_char && enc != DW_ATE_boolean)) {
-		snprintf(b->err, b->len, "--read '%s' names %s: memwatch counts an integer there (a counter, a length field)",
-			 b->expr, type_name(t, name, sizeof(name)));
-		return false;
-	}
-	if (size != 1 && size != 2 && size != 4 && size != 8) {
-		snprintf(b->err, b->len, "--read '%s' names %s of %d bytes", b->expr,
-			 type_name(t, name, sizeof(name)), size);
-		return false;
-	}
-	b->p->size = (uint8_t)size;
-	b->p->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
-	return true;
-}
-
 static bool compile(struct build *b, const struct mw_expr *e, Dwarf_Die *var)
 {
 	Dwarf_Die t;
+	size_t used;
 
-	if (!type_of(var, &t)) {
+	if (!dwtype__of(var, &t)) {
 		snprintf(b->err, b->len, "--read '%s': %s has no type in DWARF", b->expr, b->p->name);
 		return false;
 	}
@@ -451,7 +318,10 @@ static bool compile(struct build *b, const struct mw_expr *e, Dwarf_Die *var)
 		if (!ok)
 			return false;
 	}
-	return final_integer(b, &t);
+	used = (size_t)snprintf(b->err, b->len, "--read '%s': ", b->expr);
+	if (used >= b->len)
+		used = 0;
+	return !shape__recognize(&t, b->p, b->err + used, b->len - used);
 }
 
 /* ------------------------------------------------------------ the root */

@@ -14,17 +14,32 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "read/expr.h"
+#include "read/shape.h"
 
-#define MW_PLAN_STEPS	(2 * MW_EXPR_STEPS + 2)
+#define MW_PLAN_STEPS	(2 * MW_EXPR_STEPS + 24)
+#define MW_PLAN_VALUES	4
 
 enum mw_plan_op {
 	MW_PLAN_ADD,		/* address += n */
 	MW_PLAN_DEREF,		/* address = the pointer stored at address */
+	MW_PLAN_OWN,		/* the same through an owning pointer (Box, Arc,
+				 * unique_ptr): the n bytes it points at are
+				 * retained; a null one: the structure is empty */
+	MW_PLAN_EMPTY_IF,	/* the structure is empty (None, a OnceLock not
+				 * set) if the value at address + n, of size
+				 * bytes and masked, is one of values (with
+				 * unless: is none of them) */
 };
 
 struct mw_plan_step {
 	enum mw_plan_op op;
 	int64_t n;
+	/* EMPTY_IF */
+	uint8_t size;
+	bool unless;
+	uint8_t nvalues;
+	uint64_t mask;
+	uint64_t values[MW_PLAN_VALUES];
 };
 
 struct mw_plan {
@@ -32,9 +47,7 @@ struct mw_plan {
 	char name[MW_EXPR_NAME_MAX];	/* its qualified source name */
 	struct mw_plan_step step[MW_PLAN_STEPS];
 	int nsteps;
-	uint8_t size;		/* the integer at the end: 1, 2, 4 or 8 bytes */
-	bool is_signed;
-	char type[96];		/* its type's name, for messages */
+	struct mw_shape shape;	/* what the steps lead to */
 };
 
 /* What plan__build found in one object. */
@@ -51,10 +64,13 @@ enum mw_plan_found {
  * name ("ns::name", "crate::module::NAME"), or a unique suffix of it on
  * :: boundaries. Then follows @e's steps through the types, into @out.
  * Several variables of that name, a step that does not fit its type, a
- * thread-local, or a value that is not an integer: MW_PLAN_BAD, why in
- * @err.
+ * thread-local, or a value that is neither an integer nor a container
+ * memwatch knows: MW_PLAN_BAD, why in @err.
  */
 enum mw_plan_found plan__build(const char *path, const struct mw_expr *e, struct mw_plan *out,
 			       char *err, size_t len);
+
+/* Appends @s to @p's steps; false when they are full. */
+bool plan__push(struct mw_plan *p, const struct mw_plan_step *s);
 
 #endif

@@ -28,6 +28,8 @@ struct mw_struct_sample {
 	uint64_t retained_bytes;	/* heap bytes it owns */
 	uint64_t read_errors;	/* walks that failed, since attach */
 	bool read_complete;	/* the walk finished: length and retained hold */
+	bool retained_known;	/* retained_bytes holds all it owns (not yet
+				 * when its elements own memory themselves) */
 	uint32_t roots;		/* instances read (their figures summed) */
 };
 

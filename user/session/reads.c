@@ -46,8 +46,9 @@ static int plan_one(struct mw_watched *w, int k, const char *text, const struct 
 		case MW_PLAN_OK:
 			r->planned = true;
 			r->bias = load_bias(o, &sc->maps);
-			mw_err("pid %d: --read '%s' reads %s (%s) in %s", (int)w->target.pid, text,
-			       r->plan.name, r->plan.type, o->shown);
+			mw_err("pid %d: --read '%s' reads %s as %s (%s) in %s", (int)w->target.pid,
+			       text, r->plan.name, shape__kind_name(r->plan.shape.kind),
+			       r->plan.shape.type, o->shown);
 			return 1;
 		case MW_PLAN_BAD:
 			mw_err("%s", err);
@@ -100,22 +101,23 @@ void reads__sample(struct mw_session *s, struct mw_watched *w)
 	for (int k = 0; w->reads && k < w->last.nstructs && k < s->opts.nstructs; k++) {
 		struct mw_read *r = &w->reads[k];
 		struct mw_struct_sample *ss = &w->last.s[k];
-		int64_t v;
+		struct mw_reading got;
 		int err;
 
 		ss->read_errors = r->errors;
 		if (!r->planned)
 			continue;
 		ss->roots = 1;
-		err = walk__integer(w->target.pid, &r->plan, r->bias, &v);
+		err = walk__run(w->target.pid, &r->plan, r->bias, &got);
 		if (err == -ESRCH)
 			continue;	/* gone: its final row says what it had */
 		if (err) {
 			ss->read_errors = ++r->errors;
 			continue;
 		}
-		ss->length = v;
-		ss->retained_bytes = 0;	/* an integer owns no memory */
+		ss->length = got.length;
+		ss->retained_bytes = got.retained;
+		ss->retained_known = got.retained_known;
 		ss->read_complete = true;
 	}
 }
