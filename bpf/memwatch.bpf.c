@@ -135,6 +135,14 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, MW_MAX_ROOTS);
+	__type(key, struct mw_root_key);
+	__type(value, __u64);		/* user space's: failed reads in a row */
+} roots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MW_MAX_TARGETS);
 	__type(key, __u32);		/* tgid */
 	__type(value, __u32);		/* slot */
@@ -986,6 +994,27 @@ static __always_inline bool split_call(struct pt_regs *ctx, const struct mw_plac
 	       (sp == t->head.sp && ra == t->head.ra);
 }
 
+/* A call shows an instance of a structure read through this parameter
+ * (--read 'self.dag'): noted in the roots table, once; counted when the
+ * table has no room for it (the structure's figures are then short). */
+static __always_inline void note_root(struct pt_regs *ctx, const struct mw_place *pl,
+				      __u64 cookie, struct mw_struct_stats *ss)
+{
+	struct mw_root_key key = {
+		.slot = MW_COOKIE_SLOT(cookie),
+		.struct_id = MW_SF_ID(cookie),
+		.addr = entry_arg(ctx, pl, MW_SF_ROOT(cookie)),
+	};
+	__u64 zero = 0;
+	long err;
+
+	if (!key.addr || bpf_map_lookup_elem(&roots, &key))
+		return;
+	err = bpf_map_update_elem(&roots, &key, &zero, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: another thread noted it */ && ss)
+		ss->roots_lost++;
+}
+
 SEC("uprobe")
 int struct_enter(struct pt_regs *ctx)
 {
@@ -998,6 +1027,8 @@ int struct_enter(struct pt_regs *ctx)
 
 	if (restarting(ctx, pl) || split_call(ctx, pl, cookie, sp))
 		return 0;
+	if (MW_SF_ROOT(cookie))
+		note_root(ctx, pl, cookie, ss);
 	if (want_sites && !(cookie & MW_SF_REMOVE))
 		count_insert_site(slot, MW_SF_ID(cookie), sp);
 	/* one and argN count when the call is made, whether it returns or
@@ -1022,6 +1053,24 @@ int struct_enter(struct pt_regs *ctx)
 	t->scopes[n].cookie = cookie;
 	t->scopes[n].ra = ra;
 	t->nscopes = n + 1;
+	return 0;
+}
+
+/* The root type's drop (Rust's drop_in_place::<T>, a C++ destructor) on
+ * the instance in arg1: no longer a root of the structure in @cookie. */
+SEC("uprobe")
+int root_drop(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	const struct mw_place *pl = place_of(cookie);
+	struct mw_root_key key = {
+		.slot = MW_COOKIE_SLOT(cookie),
+		.struct_id = MW_SF_ID(cookie),
+		.addr = entry_arg(ctx, pl, 1),
+	};
+
+	struct_hit(cookie, entry_hit(cookie));
+	bpf_map_delete_elem(&roots, &key);
 	return 0;
 }
 

@@ -187,6 +187,15 @@ enum mw_delta {
  * RAX (the first result, by Go's register ABI) at once.
  */
 #define MW_SF_DIRECT		(1ull << 29)
+/*
+ * A structure read from memory whose root is a parameter of this function
+ * (--read 'self.dag'): the entry notes the argument's value, N (1 to 6),
+ * in the roots table. A probe on the root type's drop (Rust's
+ * drop_in_place, a C++ destructor: root_drop) takes it out again.
+ */
+#define MW_SF_ROOT_SHIFT	30
+#define MW_SF_ROOT(c)		((__u32)(((c) >> MW_SF_ROOT_SHIFT) & 7))
+#define MW_SF_WITH_ROOT(n)	((__u64)(n) << MW_SF_ROOT_SHIFT)
 
 /* Per-target counters, one per-CPU array element per target slot. */
 enum mw_counter {
@@ -227,6 +236,19 @@ struct mw_struct_stats {
 	__u64 insert_calls;
 	__u64 remove_calls;
 	__u64 hits[MW_HIT__COUNT];	/* its probes' hits, by enum mw_hit */
+	__u64 roots_lost;	/* roots the roots table had no room for */
+};
+
+/*
+ * The roots table: each instance of a structure read through a parameter
+ * (--read 'self.dag') that a call has shown, by its address. The value is
+ * user space's: how many intervals in a row it failed to read.
+ */
+#define MW_MAX_ROOTS		65536
+struct mw_root_key {
+	__u32 slot;
+	__u32 struct_id;
+	__u64 addr;
 };
 
 /*
@@ -330,7 +352,8 @@ _Static_assert(MW_MAX_STRUCTS < (1 << 16), "a cookie and a block have 16 bits of
 _Static_assert(MW_OP__COUNT <= 0xff, "an allocator cookie has 8 bits of op");
 _Static_assert(MW_DELTA_ARG1 + 5 <= 0xff, "a structure cookie has 8 bits of delta rule");
 _Static_assert(MW_SF_REMOVE >= (1ull << (MW_SF_DELTA_SHIFT + 8)), "structure flags above the delta rule");
-_Static_assert(MW_ALLOC_NORESERVE < MW_COOKIE_STEPPED && MW_SF_DIRECT < MW_COOKIE_STEPPED &&
+_Static_assert(MW_ALLOC_NORESERVE < MW_COOKIE_STEPPED && MW_SF_WITH_ROOT(7) < MW_COOKIE_STEPPED &&
+	       MW_SF_DIRECT < MW_SF_WITH_ROOT(1) &&
 	       MW_COOKIE_STEPPED < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
 _Static_assert(MW_C_HITS + MW_HIT_STEPPED == MW_C_HITS_STEPPED &&
 	       MW_C_HITS + MW_HIT_RETURN == MW_C_HITS_RETURN, "hit counters in enum mw_hit's order");

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "read/expr.h"
+#include "read/param.h"
 #include "read/plan.h"
 #include "../fixtures/read_fixture.h"
 #include "symbols/elfsym.h"
@@ -46,7 +47,9 @@ Test(plan, expr__steps_in_order_stars_last)
 Test(plan, expr__bad_text_said_where)
 {
 	static const char *const bad[] = { "", "x.", "x..y", "x[", "x[1", "x[y]", "x->", "x y",
-					   "::x", "x::", "9x", "x.f-g" };
+					   "::x", "x::", "9x", "x.f-g",
+					   "********************************x",
+					   "****************x.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q" };
 	struct mw_expr e;
 	char err[256];
 
@@ -161,6 +164,39 @@ Test(plan, what_cannot_be_read__refused_with_why)
 	refused("fixture_outer.tag->x", MW_PLAN_BAD, "not a pointer");
 	refused("fixture_tls", MW_PLAN_BAD, "thread-local");
 	refused("no_such_variable", MW_PLAN_NO_ROOT, NULL);
+}
+
+/* A root that is a parameter: the register it arrives in, the type it
+ * points at, and the steps from that type (no deref for the root). */
+Test(plan, parameter_roots__register_and_steps)
+{
+	struct mw_expr e = parse("o.in.b");
+	struct mw_elf *elf = NULL;
+	const struct mw_sym *fn;
+	struct mw_param prm;
+	struct mw_plan p;
+	char err[256] = "";
+	int derefs, next;
+
+	cr_assert_eq(elfsym__open(FIXTURE, &elf), 0, "the fixture opens");
+	fn = elfsym__find(elf, "fixture_sum");
+	cr_assert(fn, "fixture_sum is there");
+	cr_assert_eq(param__find(FIXTURE, fn->vaddr, "o", &prm, err, sizeof(err)), 1, "%s", err);
+	cr_expect_eq(prm.argno, 2, "the second integer argument: rsi");
+	cr_expect_str_eq(prm.pointee, "fixture_outer");
+	cr_expect_eq(param__find(FIXTURE, fn->vaddr, "in", &prm, err, sizeof(err)), -1,
+		     "a struct passed by value is refused");
+	cr_expect(strstr(err, "passed by value"), "%s", err);
+	cr_expect_eq(param__find(FIXTURE, fn->vaddr, "nosuch", &prm, err, sizeof(err)), 0);
+	cr_assert_eq(plan__build_param(FIXTURE, fn->vaddr, &e, &p, err, sizeof(err)), MW_PLAN_OK,
+		     "%s", err);
+	cr_expect_eq(p.from_arg, 2);
+	cr_expect_eq(adds(&p, 0, &derefs, &next),
+		     (int64_t)(offsetof(struct fixture_outer, in) + offsetof(struct fixture_inner, b)),
+		     "from the instance the register points at");
+	cr_expect_eq(derefs, 0, "the register is the address: no deref");
+	cr_expect_eq(p.shape.int_size, sizeof(unsigned short));
+	elfsym__close(elf);
 }
 
 Test(plan, no_dwarf__said_so)

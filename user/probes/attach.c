@@ -50,6 +50,7 @@ void attach__prepare(struct memwatch_bpf *skel)
 		skel->progs.alloc_enter, skel->progs.alloc_return,
 		skel->progs.struct_enter, skel->progs.struct_return,
 		skel->progs.struct_exit, skel->progs.unwind_handler,
+		skel->progs.root_drop,
 		skel->progs.floor_enter, skel->progs.floor_return,
 		skel->progs.loader_hook,
 	};
@@ -115,6 +116,8 @@ static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 		return ret ? skel->progs.struct_return : skel->progs.struct_enter;
 	case MW_PROG_STRUCT_EXIT:
 		return skel->progs.struct_exit;
+	case MW_PROG_ROOT_DROP:
+		return skel->progs.root_drop;
 	case MW_PROG_HANDLER:
 		return skel->progs.unwind_handler;
 	case MW_PROG_LOADER:
@@ -204,6 +207,7 @@ static int what_of(enum mw_prog prog, __u64 cookie)
 		return MW_LINK_HEAP;
 	case MW_PROG_STRUCT:
 	case MW_PROG_STRUCT_EXIT:
+	case MW_PROG_ROOT_DROP:
 		return (int)MW_SF_ID(cookie);
 	case MW_PROG_HANDLER:
 	case MW_PROG_LOADER:

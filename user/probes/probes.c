@@ -29,6 +29,10 @@ static struct mw_needs needs_of(enum mw_prog prog, uint64_t cookie, bool retprob
 		delta = MW_SF_DELTA(cookie);
 		if (delta >= MW_DELTA_ARG1)
 			n.args = (uint8_t)(1u << (delta - MW_DELTA_ARG1));
+		n.args |= (uint8_t)MW_ARG_BIT(MW_SF_ROOT(cookie));
+		break;
+	case MW_PROG_ROOT_DROP:
+		n.args = (uint8_t)MW_ARG_BIT(1);
 		break;
 	case MW_PROG_HANDLER:
 		n.args = (uint8_t)(MW_ARG_BIT(MW_PERSONALITY_ACTIONS) |
@@ -117,7 +121,8 @@ void probes__drop_structs(struct mw_probe_table *t, uint64_t ids)
 
 	for (size_t i = 0; i < t->n; i++) {
 		struct mw_probe *p = &t->v[i];
-		bool structure = p->prog == MW_PROG_STRUCT || p->prog == MW_PROG_STRUCT_EXIT;
+		bool structure = p->prog == MW_PROG_STRUCT || p->prog == MW_PROG_STRUCT_EXIT ||
+				 p->prog == MW_PROG_ROOT_DROP;
 
 		if (structure && MW_SF_ID(p->cookie) < 64 && (ids >> MW_SF_ID(p->cookie) & 1)) {
 			t->shifted -= p->at.shift != 0;

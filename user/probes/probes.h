@@ -2,8 +2,8 @@
 /*
  * probes.h - the probe table: every uprobe memwatch will attach, resolved
  * to a file and offset, before anything is attached. Built by allocator.c
- * (heap probes), structs.c (structure functions) and unwind.c (exception
- * handlers); attached by attach.c.
+ * (heap probes), structs.c (structure functions), roots.c (the drops of
+ * --read roots) and unwind.c (exception handlers); attached by attach.c.
  */
 #ifndef MW_PROBES_H
 #define MW_PROBES_H
@@ -19,6 +19,7 @@ enum mw_prog {
 				 * entry deciding on the return */
 	MW_PROG_STRUCT,		/* struct_enter [+ struct_return] */
 	MW_PROG_STRUCT_EXIT,	/* struct_exit, on a return instruction */
+	MW_PROG_ROOT_DROP,	/* root_drop, on the drop of a --read root's type */
 	MW_PROG_HANDLER,	/* unwind_handler, on a personality routine */
 	MW_PROG_LOADER,		/* loader_hook, on the dynamic loader's
 				 * _dl_debug_state: rare, left where it is */

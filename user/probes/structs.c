@@ -25,17 +25,13 @@
 #include "symbols/golang.h"
 #include "symbols/inlined.h"
 #include "probes/placement.h"
+#include "probes/roots.h"
 #include "probes/structs.h"
 #include "probes/unwind.h"
 
 #define MW_MAX_LISTED	8	/* matches or suggestions named in a message */
 #define MW_MAX_EXITS	64	/* return instructions probed in a function */
 
-struct match {
-	const struct mw_object *obj;
-	const struct mw_sym *sym;
-	const struct mw_symname *name;
-};
 
 /* The source function a symbol is, or is a clone of: its group. */
 static const char *source_key(const struct mw_symname *n)
@@ -51,12 +47,10 @@ static bool is_primary(const struct mw_symname *n)
 	return !(n->clone & ~(unsigned)MW_CLONE_RENAMED);
 }
 
-/* Every function @pattern matches, one per address: a name found in both
- * .symtab and .dynsym, or under two aliases, is one function. */
-static size_t find_matches(const char *pattern, const struct mw_objects *o,
-			   struct match **out)
+size_t structs__matches(const char *pattern, const struct mw_objects *o,
+			struct mw_match **out)
 {
-	struct match *v = NULL;
+	struct mw_match *v = NULL;
 	size_t n = 0, cap = 0;
 
 	for (size_t i = 0; i < o->n; i++) {
@@ -73,7 +67,7 @@ static size_t find_matches(const char *pattern, const struct mw_objects *o,
 			if (dup)
 				continue;
 			if (n == cap) {
-				struct match *nv;
+				struct mw_match *nv;
 
 				cap = cap ? cap * 2 : 8;
 				nv = realloc(v, cap * sizeof(*v));
@@ -81,7 +75,7 @@ static size_t find_matches(const char *pattern, const struct mw_objects *o,
 					break;	/* report what was found */
 				v = nv;
 			}
-			v[n++] = (struct match){ &o->v[i], s, &o->v[i].names[j] };
+			v[n++] = (struct mw_match){ &o->v[i], s, &o->v[i].names[j] };
 		}
 	}
 	*out = v;
@@ -127,7 +121,7 @@ static void suggest(const char *pattern, const struct mw_objects *o,
 					 k ? ", " : "; nearest: ", best[k]);
 }
 
-static void list_matches(const struct match *m, size_t n, char *buf, size_t len)
+static void list_matches(const struct mw_match *m, size_t n, char *buf, size_t len)
 {
 	size_t used = 0;
 	char name[1024];
@@ -156,7 +150,7 @@ static uint64_t cookie_of(const struct mw_func_spec *f, bool heap)
 /* The return instructions of @m's function into @exits, with those of
  * its .cold part (GCC moves rarely run paths there, some that return);
  * -1 if it may leave another way. */
-static int find_exits(const struct match *m, uint64_t *exits)
+static int find_exits(const struct mw_match *m, uint64_t *exits)
 {
 	struct mw_code_part parts[2] = { { NULL, m->sym->offset, m->sym->size } };
 	const struct mw_sym *cold;
@@ -200,7 +194,7 @@ static const char *delta_name(const struct mw_func_spec *f, char *buf, size_t le
  * @abi is only as sure as its DWARF. -1 after one message.
  */
 static int add_function(const struct mw_target *t, const struct mw_func_spec *f,
-			const struct match *m, uint64_t cookie, bool unwinds, bool go_program,
+			const struct mw_match *m, uint64_t cookie, bool unwinds, bool go_program,
 			const struct mw_abi *abi, struct mw_probe_table *tab)
 {
 	char name[1024], delta[16];
@@ -283,7 +277,7 @@ static const char *go_unreadable(const struct mw_func_spec *f, const struct mw_g
  * read where it returns. 1 if Go code, 2 if C code in a Go program (cgo),
  * 0 if not in a Go program, -1 after one message.
  */
-static int go_function(const struct mw_func_spec *f, const struct match *m,
+static int go_function(const struct mw_func_spec *f, const struct mw_match *m,
 		       struct mw_abi *abi, uint64_t *cookie)
 {
 	char version[32], why[256], name[1024], delta[16];
@@ -327,7 +321,7 @@ static void stripped_note(const struct mw_objects *o, char *buf, size_t len)
 /* More than one source function among @m: two names, two objects, or
  * two functions of one name (statics of two files). Clones and parts of
  * one function are that function. */
-static bool ambiguous(const struct match *m, size_t n)
+static bool ambiguous(const struct mw_match *m, size_t n)
 {
 	for (size_t i = 1; i < n; i++) {
 		if (m[i].obj != m[0].obj ||
@@ -341,7 +335,7 @@ static bool ambiguous(const struct match *m, size_t n)
 }
 
 /* The function @m[i] is the outlined part of, among @m: -1 if none. */
-static int head_of(const struct match *m, size_t n, size_t i)
+static int head_of(const struct mw_match *m, size_t n, size_t i)
 {
 	if (!(m[i].name->clone & MW_CLONE_PART))
 		return -1;
@@ -366,7 +360,7 @@ static const char *clone_kind(unsigned clone)
  * calling convention, which a clone may not keep: refused there. (DWARF
  * could say where each value went; memwatch does not read it yet.)
  */
-static int check_clones(const struct mw_func_spec *f, const struct match *m, size_t n)
+static int check_clones(const struct mw_func_spec *f, const struct mw_match *m, size_t n)
 {
 	char name[1024], delta[16];
 
@@ -390,7 +384,7 @@ static int check_clones(const struct mw_func_spec *f, const struct match *m, siz
 /* What the attach probes when the name covers clones or parts: said once,
  * with what a split function's probes cannot see. */
 static void say_clones(const struct mw_target *t, const struct mw_func_spec *f,
-		       const struct match *m, size_t n, bool glob)
+		       const struct mw_match *m, size_t n, bool glob)
 {
 	const char *opt = opt_of(f);
 	char text[2048], name[1024], head[1024];
@@ -426,7 +420,7 @@ static const char *dwarf_name(const struct mw_symname *n)
 
 /* Where DWARF says the compiler also copied the function into callers:
  * said once, since calls there run no probe. */
-static void say_inlined(const struct mw_func_spec *f, const struct match *m, size_t n)
+static void say_inlined(const struct mw_func_spec *f, const struct mw_match *m, size_t n)
 {
 	char callers[512];
 	bool split = false;
@@ -447,17 +441,19 @@ static void say_inlined(const struct mw_func_spec *f, const struct match *m, siz
 }
 
 /* Adds the probes of one --insert/--remove; -1 after one message. */
-static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
-			const struct mw_objects *o, bool heap, bool unwinds,
-			enum mw_missing missing, struct mw_probe_table *tab)
+static int resolve_func(const struct mw_target *t, const struct mw_options *opts,
+			const struct mw_func_spec *f, const struct mw_objects *o, bool unwinds,
+			enum mw_missing missing, struct mw_root_fns *roots,
+			struct mw_probe_table *tab)
 {
+	bool heap = !opts->no_heap;
 	const char *opt = opt_of(f);
 	bool glob = symmatch__is_glob(f->symbol);
 	uint64_t cookie = cookie_of(f, heap);
 	unsigned said_go_heap = 0;
-	struct match *m;
+	struct mw_match *m;
 	char text[2048];
-	size_t n = find_matches(f->symbol, o, &m);
+	size_t n = structs__matches(f->symbol, o, &m);
 	int err = 0;
 
 	if (n == 0 && missing == MW_MISSING_QUIET) {
@@ -507,7 +503,8 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 		uint64_t c = cookie;
 		int h = head_of(m, n, i), go = go_function(f, &m[i], &abi, &c);
 
-		if (go < 0) {
+		if (go < 0 || roots__arg(opts, f, m[i].obj->path, m[i].sym->vaddr, go != 0,
+					 m[i].obj->shown, roots, &c) < 0) {
 			err = -1;
 			break;
 		}
@@ -527,17 +524,17 @@ static int resolve_func(const struct mw_target *t, const struct mw_func_spec *f,
 
 int structs__resolve(const struct mw_target *t, const struct mw_objects *o,
 		     const struct mw_options *opts, enum mw_missing missing,
-		     struct mw_probe_table *tab)
+		     struct mw_root_fns *roots, struct mw_probe_table *tab)
 {
 	bool unwinds = unwind__runtime(o), scopes = false;
 	int n = 0, r = 0;
 
 	for (int i = 0; i < opts->nfuncs && r >= 0; i++) {
-		r = resolve_func(t, &opts->funcs[i], o, !opts->no_heap, unwinds, missing, tab);
+		r = resolve_func(t, opts, &opts->funcs[i], o, unwinds, missing, roots, tab);
 		n += r;
 		scopes |= (cookie_of(&opts->funcs[i], !opts->no_heap) & MW_SF_SCOPE) != 0;
 	}
-	if (r < 0)
+	if (r < 0 || roots__drops(opts, o, roots, tab) < 0)
 		return -1;
 	/* which frame handles an exception: the scopes below it are over */
 	if (scopes && unwinds && unwind__resolve(o, tab) < 0) {

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "probes/probes.h"
+#include "probes/roots.h"
 #include "process/objects.h"
 #include "process/target.h"
 
@@ -18,9 +19,24 @@
  * later (dlopen), which need not define every symbol. */
 enum mw_missing { MW_MISSING_FAILS, MW_MISSING_WAITS, MW_MISSING_QUIET };
 
-/* Adds every structure probe. Probes added, or -1 after one message. */
+/* A function a SYMBOL names: its object, symbol and names. */
+struct mw_match {
+	const struct mw_object *obj;
+	const struct mw_sym *sym;
+	const struct mw_symname *name;
+};
+
+/* Every function @pattern matches, one per address: a name found in both
+ * .symtab and .dynsym, or under two aliases, is one function. Their count;
+ * free() *@out. */
+size_t structs__matches(const char *pattern, const struct mw_objects *o,
+			struct mw_match **out);
+
+/* Adds every structure probe, and the drops of the types of --read roots
+ * that are parameters, found into @roots. Probes added, or -1 after one
+ * message. */
 int structs__resolve(const struct mw_target *t, const struct mw_objects *objs,
 		     const struct mw_options *opts, enum mw_missing missing,
-		     struct mw_probe_table *tab);
+		     struct mw_root_fns *roots, struct mw_probe_table *tab);
 
 #endif

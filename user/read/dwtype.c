@@ -8,6 +8,28 @@
 #include <string.h>
 #include "read/dwtype.h"
 
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+Dwfl *dwtype__open(const char *path, Dwfl_Module **mod)
+{
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+
+	if (!dwfl)
+		return NULL;
+	*mod = dwfl_report_offline(dwfl, path, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!*mod) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	return dwfl;
+}
+
 bool dwtype__of(Dwarf_Die *die, Dwarf_Die *out)
 {
 	Dwarf_Attribute a;

@@ -13,8 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 
 #define MW_TYPE_DEPTH	16	/* typedefs, qualifiers, nested members */
+
+/* The object at @path for its DWARF (its own, or a build-id debug file
+ * found as gdb finds it): the module into @mod. NULL on failure; else
+ * dwfl_end() it. */
+Dwfl *dwtype__open(const char *path, Dwfl_Module **mod);
 
 /* @die's type; false if it has none (void). */
 bool dwtype__of(Dwarf_Die *die, Dwarf_Die *out);

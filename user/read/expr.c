@@ -75,6 +75,8 @@ int expr__parse(const char *text, struct mw_expr *out, char *err, size_t len)
 		stars++;
 		at++;
 	}
+	if (stars >= MW_EXPR_STEPS)
+		return fail(err, len, text, 0, "too many steps");
 	n = root(text + at, out->root, sizeof(out->root));
 	if (n < 0)
 		return fail(err, len, text, at, "a variable's name expected");

@@ -14,6 +14,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include "read/dwtype.h"
+#include "read/param.h"
 #include "read/plan.h"
 
 #define MW_DIE_DEPTH	16	/* namespaces and classes nested */
@@ -290,15 +291,12 @@ static bool step_index(struct build *b, Dwarf_Die *t, const struct mw_expr_step 
 	return add(b, MW_PLAN_ADD, (int64_t)s->index * size);
 }
 
-static bool compile(struct build *b, const struct mw_expr *e, Dwarf_Die *var)
+/* @e's steps from a value of type @type at the root's address. */
+static bool compile(struct build *b, const struct mw_expr *e, Dwarf_Die *type)
 {
-	Dwarf_Die t;
+	Dwarf_Die t = *type;
 	size_t used;
 
-	if (!dwtype__of(var, &t)) {
-		snprintf(b->err, b->len, "--read '%s': %s has no type in DWARF", b->expr, b->p->name);
-		return false;
-	}
 	for (int i = 0; i < e->nsteps; i++) {
 		const struct mw_expr_step *s = &e->step[i];
 		bool ok;
@@ -325,13 +323,6 @@ static bool compile(struct build *b, const struct mw_expr *e, Dwarf_Die *var)
 }
 
 /* ------------------------------------------------------------ the root */
-
-static char *debuginfo_path;
-static const Dwfl_Callbacks callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
 
 /* The one variable @want names among @sc's, or MW_PLAN_NO_ROOT or
  * MW_PLAN_BAD (several: listed in @b->err). */
@@ -381,10 +372,11 @@ enum mw_plan_found plan__build(const char *path, const struct mw_expr *e, struct
 	struct build b = { .p = out, .err = err, .len = len };
 	struct scan sc = { 0 };
 	enum mw_plan_found r;
-	Dwfl *dwfl = dwfl_begin(&callbacks);
+	Dwfl_Module *mod;
+	Dwfl *dwfl = dwtype__open(path, &mod);
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
-	Dwfl_Module *mod;
+	Dwarf_Die t;
 	size_t at = 0;
 	bool tls;
 
@@ -392,9 +384,7 @@ enum mw_plan_found plan__build(const char *path, const struct mw_expr *e, struct
 	expr__format(e, b.expr, sizeof(b.expr));
 	if (!dwfl)
 		return MW_PLAN_NO_DWARF;
-	mod = dwfl_report_offline(dwfl, path, path, -1);
-	dwfl_report_end(dwfl, NULL, NULL);
-	if (!mod || !dwfl_module_getdwarf(mod, &bias)) {
+	if (!dwfl_module_getdwarf(mod, &bias)) {
 		dwfl_end(dwfl);
 		return MW_PLAN_NO_DWARF;
 	}
@@ -414,12 +404,50 @@ enum mw_plan_found plan__build(const char *path, const struct mw_expr *e, struct
 			snprintf(err, len, "--read '%s': %s is %s", b.expr, out->name,
 				 tls ? "thread-local: each thread has its own" : "not at a fixed address");
 			r = MW_PLAN_BAD;
-		} else if (!compile(&b, e, &sc.vars[at].die)) {
+		} else if (!dwtype__of(&sc.vars[at].die, &t)) {
+			snprintf(err, len, "--read '%s': %s has no type in DWARF", b.expr, out->name);
+			r = MW_PLAN_BAD;
+		} else if (!compile(&b, e, &t)) {
 			r = MW_PLAN_BAD;
 		}
 	}
 	free(sc.vars);
 	free(sc.decls);
+	dwfl_end(dwfl);
+	return r;
+}
+
+enum mw_plan_found plan__build_param(const char *path, uint64_t vaddr, const struct mw_expr *e,
+				     struct mw_plan *out, char *err, size_t len)
+{
+	struct build b = { .p = out, .err = err, .len = len };
+	struct mw_param prm;
+	enum mw_plan_found r = MW_PLAN_OK;
+	Dwarf_Die t;
+	Dwfl_Module *mod;
+	Dwfl *dwfl = dwtype__open(path, &mod);
+	char why[256];
+	int found;
+
+	memset(out, 0, sizeof(*out));
+	expr__format(e, b.expr, sizeof(b.expr));
+	if (!dwfl)
+		return MW_PLAN_NO_DWARF;
+	found = param__lookup(mod, vaddr, e->root, &prm, why, sizeof(why));
+	if (found < 0) {
+		snprintf(err, len, "--read '%s': %s", b.expr, why);
+		r = MW_PLAN_BAD;
+	} else if (!found) {
+		r = MW_PLAN_NO_ROOT;
+	} else {
+		snprintf(out->name, sizeof(out->name), "%s", e->root);
+		snprintf(out->pointee, sizeof(out->pointee), "%s", prm.pointee);
+		out->from_arg = prm.argno;
+		/* the value a call passes is the instance's address: the
+		 * steps start from the type it points at */
+		if (!dwtype__of(&prm.die, &t) || !dwtype__of(&t, &t) || !compile(&b, e, &t))
+			r = MW_PLAN_BAD;
+	}
 	dwfl_end(dwfl);
 	return r;
 }

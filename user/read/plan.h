@@ -44,7 +44,10 @@ struct mw_plan_step {
 
 struct mw_plan {
 	uint64_t root;		/* the variable's address in its object (link time) */
-	char name[MW_EXPR_NAME_MAX];	/* its qualified source name */
+	char name[MW_EXPR_NAME_MAX];	/* its qualified source name, or the parameter's */
+	int from_arg;		/* 0: a variable; 1 to 6: a parameter, whose value
+				 * each call shows in that argument register */
+	char pointee[256];	/* a parameter: the type it points at */
 	struct mw_plan_step step[MW_PLAN_STEPS];
 	int nsteps;
 	struct mw_shape shape;	/* what the steps lead to */
@@ -69,6 +72,15 @@ enum mw_plan_found {
  */
 enum mw_plan_found plan__build(const char *path, const struct mw_expr *e, struct mw_plan *out,
 			       char *err, size_t len);
+
+/*
+ * The same from the parameter @e->root of the function at link-time
+ * address @vaddr in the object at @path: the steps start from the value
+ * it arrives with (a pointer or reference). MW_PLAN_NO_ROOT when the
+ * function has no parameter of that name.
+ */
+enum mw_plan_found plan__build_param(const char *path, uint64_t vaddr, const struct mw_expr *e,
+				     struct mw_plan *out, char *err, size_t len);
 
 /* Appends @s to @p's steps; false when they are full. */
 bool plan__push(struct mw_plan *p, const struct mw_plan_step *s);

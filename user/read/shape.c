@@ -300,8 +300,13 @@ static int rust_type(struct rec *r, Dwarf_Die *t, int tag, const char *name)
 	if (dwtype__is_pointer(tag)) {
 		uint64_t size;
 
+		if (name[0] == '&') {	/* a reference: read through, owned elsewhere */
+			if (!dwtype__of(t, t))
+				return fail(r, "%s: a reference to nothing", r->name), -1;
+			return push(r, (struct mw_plan_step){ .op = MW_PLAN_DEREF }) ? 1 : -1;
+		}
 		if (strncmp(name, "alloc::boxed::Box<", 18))
-			return fail(r, "%s is a reference: memwatch does not know what owns it; write the path through it",
+			return fail(r, "%s is a raw pointer: memwatch does not know what it points at, nor who owns it",
 				    r->name), -1;
 		if (!dwtype__of(t, t) || !dwtype__size(t, &size))
 			return fail(r, "%s: a Box of a type with no size", r->name), -1;

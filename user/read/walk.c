@@ -34,192 +34,252 @@ static bool fits(uint64_t n, uint64_t size)
 	return !size || n <= MW_USER_ADDR_END / size;
 }
 
-/* The figures of the header @hdr, read at @addr; the first byte of a
- * buffer they claim into @probe (0: none), for the caller to prove it is
- * mapped. 0, or -EAGAIN when the fields do not hold together. */
+/* What a header says: its elements, the bytes its buffers were allocated
+ * with, the first byte of one of them (0: none) for the caller to prove
+ * it is mapped, and whether its nodes are unknown (a BTreeMap's). */
+struct figures {
+	uint64_t n, bytes, probe;
+	bool nodes_unknown;
+};
+
+/* Each kind's reading of its header @h, at @addr: 0, or -EAGAIN when its
+ * fields do not hold together. */
+typedef int (*decoder)(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
+		       struct figures *f);
+
+static int rust_vec(const struct mw_shape *s, const uint8_t *h, uint64_t addr, struct figures *f)
+{
+	uint64_t es = s->elem_size, cap = at(s, h, MW_SH_CAP);
+
+	(void)addr;
+	f->n = at(s, h, MW_SH_LEN);
+	if (!es)		/* zero-sized elements: nothing allocated */
+		return 0;
+	if (f->n > cap || !fits(cap, es))
+		return -EAGAIN;
+	if (cap) {
+		f->bytes = cap * es;
+		f->probe = at(s, h, MW_SH_PTR);
+	}
+	return 0;
+}
+
+/* VecDeque: head and len (1.67 on), or tail and head in a power-of-two
+ * buffer before. */
+static int rust_deque(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
+		      struct figures *f)
+{
+	uint64_t es = s->elem_size, cap = at(s, h, MW_SH_CAP), head = at(s, h, MW_SH_HEAD);
+
+	(void)addr;
+	if (!es) {
+		f->n = s->f[MW_SH_LEN] >= 0 ? at(s, h, MW_SH_LEN) : 0;
+		return 0;
+	}
+	if (!fits(cap, es) || (cap ? head >= cap : head != 0))
+		return -EAGAIN;
+	if (s->f[MW_SH_LEN] >= 0) {
+		f->n = at(s, h, MW_SH_LEN);
+		if (f->n > cap)
+			return -EAGAIN;
+	} else {
+		uint64_t tail = at(s, h, MW_SH_TAIL);
+
+		if (!cap || (cap & (cap - 1)) || tail >= cap)
+			return -EAGAIN;
+		f->n = (head - tail) & (cap - 1);
+	}
+	if (cap) {
+		f->bytes = cap * es;
+		f->probe = at(s, h, MW_SH_PTR);
+	}
+	return 0;
+}
+
+/* hashbrown: one allocation of the buckets, rounded up to the control
+ * bytes' alignment, a control byte each and a group more; the buckets lie
+ * below the control bytes the table points at. */
+static int rust_hash(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
+		     struct figures *f)
+{
+	uint64_t mask = at(s, h, MW_SH_CAP), ctrl = at(s, h, MW_SH_PTR), buckets, align, ctrl_off;
+
+	(void)addr;
+	f->n = at(s, h, MW_SH_LEN);
+	if (!mask)		/* the shared empty singleton: no allocation */
+		return f->n ? -EAGAIN : 0;
+	buckets = mask + 1;
+	if ((buckets & mask) || f->n > buckets || !fits(buckets, s->elem_size + 1))
+		return -EAGAIN;
+	align = s->elem_align > MW_HASH_GROUP ? s->elem_align : MW_HASH_GROUP;
+	ctrl_off = align_up(buckets * s->elem_size, align);
+	if (ctrl < ctrl_off)
+		return -EAGAIN;
+	f->bytes = ctrl_off + buckets + MW_HASH_GROUP;
+	f->probe = ctrl - ctrl_off;
+	return 0;
+}
+
+static int rust_btree(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
+		      struct figures *f)
+{
+	(void)addr;
+	f->n = at(s, h, MW_SH_LEN);
+	f->nodes_unknown = true;	/* its nodes: the deep walk */
+	return 0;
+}
+
+static int cxx_vector(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
+		      struct figures *f)
+{
+	uint64_t es = s->elem_size, start = at(s, h, MW_SH_PTR), end = at(s, h, MW_SH_END);
+	uint64_t store = at(s, h, MW_SH_STORE_END);
+
+	(void)addr;
+	if (!start)
+		return end || store ? -EAGAIN : 0;
+	if (!es || end < start || store < end || (end - start) % es || (store - start) % es)
+		return -EAGAIN;
+	f->n = (end - start) / es;
+	f->bytes = store - start;
+	f->probe = f->bytes ? start : 0;
+	return 0;
+}
+
+/* A short string lives in the object; a long one owns capacity + 1. */
+static int cxx_string(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
+		      struct figures *f)
+{
+	uint64_t es = s->elem_size, p = at(s, h, MW_SH_PTR), cap;
+
+	f->n = at(s, h, MW_SH_LEN);
+	if (!es)
+		return -EAGAIN;
+	if (p == addr + (uint64_t)s->f[MW_SH_LOCAL])
+		return f->n >= MW_STRING_LOCAL / es ? -EAGAIN : 0;
+	cap = at(s, h, MW_SH_CAP);
+	if (f->n > cap || cap >= MW_USER_ADDR_END || !fits(cap + 1, es))
+		return -EAGAIN;
+	f->bytes = (cap + 1) * es;
+	f->probe = p;
+	return 0;
+}
+
+/* Nodes, and the bucket array unless the one inline bucket. */
+static int cxx_hash(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
+		    struct figures *f)
+{
+	uint64_t nb = at(s, h, MW_SH_CAP), buckets = at(s, h, MW_SH_PTR);
+
+	f->n = at(s, h, MW_SH_LEN);
+	if (!nb || !fits(f->n, s->node_size) || !fits(nb, MW_PTR_BYTES))
+		return -EAGAIN;
+	if (buckets == addr + (uint64_t)s->f[MW_SH_LOCAL]) {
+		if (nb != 1)
+			return -EAGAIN;
+	} else {
+		f->bytes = nb * MW_PTR_BYTES;
+		f->probe = buckets;
+	}
+	f->bytes += f->n * s->node_size;
+	return 0;
+}
+
+static int cxx_nodes(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
+		     struct figures *f)
+{
+	(void)addr;
+	f->n = at(s, h, MW_SH_LEN);
+	if (!fits(f->n, s->node_size))
+		return -EAGAIN;
+	f->bytes = f->n * s->node_size;
+	return 0;
+}
+
+/* A map of node pointers, a buffer each from the start's node to the
+ * finish's; the elements from the start's cursor to the finish's. */
+static int cxx_deque(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
+		     struct figures *f)
+{
+	uint64_t es = s->elem_size, map = at(s, h, MW_SH_PTR), msize = at(s, h, MW_SH_CAP);
+	uint64_t scur = at(s, h, MW_SH_START_CUR), slast = at(s, h, MW_SH_START_LAST);
+	uint64_t snode = at(s, h, MW_SH_START_NODE), fcur = at(s, h, MW_SH_FINISH_CUR);
+	uint64_t ffirst = at(s, h, MW_SH_FINISH_FIRST), fnode = at(s, h, MW_SH_FINISH_NODE);
+	uint64_t per = es ? s->node_size / es : 0, nodes;
+	int64_t len;
+
+	(void)addr;
+	if (!map)		/* moved from: nothing allocated */
+		return 0;
+	if (!es || !per || !fits(msize, MW_PTR_BYTES) ||
+	    !memory__range_ok(map, msize * MW_PTR_BYTES) || snode < map || fnode < snode ||
+	    (snode - map) % MW_PTR_BYTES || (fnode - snode) % MW_PTR_BYTES ||
+	    fnode >= map + msize * MW_PTR_BYTES || fcur < ffirst || slast < scur ||
+	    fcur - ffirst > s->node_size || slast - scur > s->node_size ||
+	    (fcur - ffirst) % es || (slast - scur) % es)
+		return -EAGAIN;
+	nodes = (fnode - snode) / MW_PTR_BYTES + 1;
+	len = (int64_t)per * ((int64_t)nodes - 2) + (int64_t)((fcur - ffirst) / es) +
+	      (int64_t)((slast - scur) / es);
+	if (len < 0 || !fits(nodes, s->node_size))
+		return -EAGAIN;
+	f->n = (uint64_t)len;
+	f->bytes = msize * MW_PTR_BYTES + nodes * s->node_size;
+	f->probe = map;
+	return 0;
+}
+
+static const decoder decoders[MW_SHAPE__COUNT] = {
+	[MW_SHAPE_RUST_VEC] = rust_vec,
+	[MW_SHAPE_RUST_DEQUE] = rust_deque,
+	[MW_SHAPE_RUST_HASH] = rust_hash,
+	[MW_SHAPE_RUST_BTREE] = rust_btree,
+	[MW_SHAPE_CXX_VECTOR] = cxx_vector,
+	[MW_SHAPE_CXX_STRING] = cxx_string,
+	[MW_SHAPE_CXX_HASH] = cxx_hash,
+	[MW_SHAPE_CXX_NODES] = cxx_nodes,
+	[MW_SHAPE_CXX_DEQUE] = cxx_deque,
+};
+
+/* The integer at the end, sign-extended. */
+static int64_t integer(const struct mw_shape *s, const uint8_t *hdr)
+{
+	uint64_t u = 0;
+
+	memcpy(&u, hdr, s->int_size);	/* little-endian */
+	if (s->is_signed && s->int_size < 8 && (u >> (s->int_size * 8 - 1) & 1))
+		u |= ~0ull << (s->int_size * 8);
+	return (int64_t)u;
+}
+
+/* The figures of the header @hdr, read at @addr, added to @out; the
+ * first byte of a buffer they claim into @probe (0: none). 0, or -EAGAIN
+ * when the fields do not hold together. */
 static int decode(const struct mw_shape *s, const uint8_t *hdr, uint64_t addr,
 		  struct mw_reading *out, uint64_t *probe)
 {
-	uint64_t es = s->elem_size, n, cap, ptr, bytes = 0;
+	struct figures f = { 0 };
+	int err;
 
 	*probe = 0;
-	switch (s->kind) {
-	case MW_SHAPE_INTEGER: {
-		uint64_t u = 0;
-
-		memcpy(&u, hdr, s->int_size);	/* little-endian */
-		if (s->is_signed && s->int_size < 8 && (u >> (s->int_size * 8 - 1) & 1))
-			u |= ~0ull << (s->int_size * 8);
-		out->length = (int64_t)u;
+	if (s->kind == MW_SHAPE_INTEGER) {
+		out->length = integer(s, hdr);
 		out->retained_known = true;
 		return 0;
 	}
-	case MW_SHAPE_RUST_VEC:
-		n = at(s, hdr, MW_SH_LEN);
-		cap = at(s, hdr, MW_SH_CAP);
-		ptr = at(s, hdr, MW_SH_PTR);
-		if (es && (n > cap || !fits(cap, es)))
-			return -EAGAIN;
-		if (!es && n > MW_USER_ADDR_END)
-			return -EAGAIN;
-		if (es && cap) {
-			bytes = cap * es;
-			*probe = ptr;
-		}
-		break;
-	case MW_SHAPE_RUST_DEQUE: {
-		uint64_t head = at(s, hdr, MW_SH_HEAD);
-
-		cap = at(s, hdr, MW_SH_CAP);
-		ptr = at(s, hdr, MW_SH_PTR);
-		if (!es) {
-			n = s->f[MW_SH_LEN] >= 0 ? at(s, hdr, MW_SH_LEN) : 0;
-			if (n > MW_USER_ADDR_END)
-				return -EAGAIN;
-			break;
-		}
-		if (!fits(cap, es) || (cap ? head >= cap : head != 0))
-			return -EAGAIN;
-		if (s->f[MW_SH_LEN] >= 0) {	/* head and len */
-			n = at(s, hdr, MW_SH_LEN);
-			if (n > cap)
-				return -EAGAIN;
-		} else {			/* tail and head, cap a power of two */
-			uint64_t tail = at(s, hdr, MW_SH_TAIL);
-
-			if (!cap || (cap & (cap - 1)) || tail >= cap)
-				return -EAGAIN;
-			n = (head - tail) & (cap - 1);
-		}
-		if (cap) {
-			bytes = cap * es;
-			*probe = ptr;
-		}
-		break;
-	}
-	case MW_SHAPE_RUST_HASH: {
-		uint64_t mask = at(s, hdr, MW_SH_CAP), buckets, align, ctrl_off;
-
-		n = at(s, hdr, MW_SH_LEN);
-		ptr = at(s, hdr, MW_SH_PTR);
-		if (!mask) {		/* the shared empty singleton: no allocation */
-			if (n)
-				return -EAGAIN;
-			break;
-		}
-		buckets = mask + 1;
-		if ((buckets & mask) || n > buckets || !fits(buckets, es + 1))
-			return -EAGAIN;
-		align = s->elem_align > MW_HASH_GROUP ? s->elem_align : MW_HASH_GROUP;
-		ctrl_off = align_up(buckets * es, align);
-		if (ptr < ctrl_off)
-			return -EAGAIN;
-		bytes = ctrl_off + buckets + MW_HASH_GROUP;
-		*probe = ptr - ctrl_off;	/* the buckets lie below the control bytes */
-		break;
-	}
-	case MW_SHAPE_RUST_BTREE:
-		n = at(s, hdr, MW_SH_LEN);
-		if (n > MW_USER_ADDR_END)
-			return -EAGAIN;
-		out->length = (int64_t)n;
-		out->retained_known = false;	/* its nodes: the deep walk */
-		return 0;
-	case MW_SHAPE_CXX_VECTOR: {
-		uint64_t end = at(s, hdr, MW_SH_END), store = at(s, hdr, MW_SH_STORE_END);
-
-		ptr = at(s, hdr, MW_SH_PTR);
-		if (!ptr) {
-			if (end || store)
-				return -EAGAIN;
-			n = 0;
-			break;
-		}
-		if (!es || end < ptr || store < end || (end - ptr) % es || (store - ptr) % es)
-			return -EAGAIN;
-		n = (end - ptr) / es;
-		bytes = store - ptr;
-		*probe = bytes ? ptr : 0;
-		break;
-	}
-	case MW_SHAPE_CXX_STRING:
-		ptr = at(s, hdr, MW_SH_PTR);
-		n = at(s, hdr, MW_SH_LEN);
-		if (!es)
-			return -EAGAIN;
-		if (ptr == addr + (uint64_t)s->f[MW_SH_LOCAL]) {	/* short: inside */
-			if (n >= MW_STRING_LOCAL / es)
-				return -EAGAIN;
-			break;
-		}
-		cap = at(s, hdr, MW_SH_CAP);
-		if (n > cap || cap >= MW_USER_ADDR_END || !fits(cap + 1, es))
-			return -EAGAIN;
-		bytes = (cap + 1) * es;
-		*probe = ptr;
-		break;
-	case MW_SHAPE_CXX_HASH: {
-		uint64_t nb = at(s, hdr, MW_SH_CAP);
-
-		n = at(s, hdr, MW_SH_LEN);
-		ptr = at(s, hdr, MW_SH_PTR);
-		if (!nb || !fits(n, s->node_size) || !fits(nb, MW_PTR_BYTES))
-			return -EAGAIN;
-		if (ptr == addr + (uint64_t)s->f[MW_SH_LOCAL]) {	/* its one inline bucket */
-			if (nb != 1)
-				return -EAGAIN;
-		} else {
-			bytes = nb * MW_PTR_BYTES;
-			*probe = ptr;
-		}
-		bytes += n * s->node_size;
-		break;
-	}
-	case MW_SHAPE_CXX_NODES:
-		n = at(s, hdr, MW_SH_LEN);
-		if (!fits(n, s->node_size))
-			return -EAGAIN;
-		bytes = n * s->node_size;
-		break;
-	case MW_SHAPE_CXX_DEQUE: {
-		uint64_t map = at(s, hdr, MW_SH_PTR), msize = at(s, hdr, MW_SH_CAP);
-		uint64_t scur = at(s, hdr, MW_SH_START_CUR), slast = at(s, hdr, MW_SH_START_LAST);
-		uint64_t snode = at(s, hdr, MW_SH_START_NODE), fcur = at(s, hdr, MW_SH_FINISH_CUR);
-		uint64_t ffirst = at(s, hdr, MW_SH_FINISH_FIRST), fnode = at(s, hdr, MW_SH_FINISH_NODE);
-		uint64_t per = es ? s->node_size / es : 0, nodes;
-		int64_t len;
-
-		if (!map) {		/* moved from: nothing allocated */
-			n = 0;
-			break;
-		}
-		if (!es || !per || !fits(msize, MW_PTR_BYTES) ||
-		    !memory__range_ok(map, msize * MW_PTR_BYTES) || snode < map || fnode < snode ||
-		    (snode - map) % MW_PTR_BYTES || (fnode - snode) % MW_PTR_BYTES ||
-		    fnode >= map + msize * MW_PTR_BYTES || fcur < ffirst || slast < scur ||
-		    fcur - ffirst > s->node_size || slast - scur > s->node_size ||
-		    (fcur - ffirst) % es || (slast - scur) % es)
-			return -EAGAIN;
-		nodes = (fnode - snode) / MW_PTR_BYTES + 1;
-		len = (int64_t)per * ((int64_t)nodes - 2) + (int64_t)((fcur - ffirst) / es) +
-		      (int64_t)((slast - scur) / es);
-		if (len < 0 || !fits(nodes, s->node_size))
-			return -EAGAIN;
-		n = (uint64_t)len;
-		bytes = msize * MW_PTR_BYTES + nodes * s->node_size;
-		*probe = map;
-		break;
-	}
-	default:
+	if (s->kind >= MW_SHAPE__COUNT || !decoders[s->kind])
 		return -EAGAIN;
-	}
-	if (n > MW_USER_ADDR_END || bytes > MW_USER_ADDR_END)
+	err = decoders[s->kind](s, hdr, addr, &f);
+	if (err)
+		return err;
+	if (f.n > MW_USER_ADDR_END || f.bytes > MW_USER_ADDR_END)
 		return -EAGAIN;		/* more than an address space holds */
-	if (*probe && !memory__range_ok(*probe, bytes ? bytes : 1))
+	if (f.probe && !memory__range_ok(f.probe, f.bytes ? f.bytes : 1))
 		return -EAGAIN;
-	out->length = (int64_t)n;
-	out->retained += bytes;
-	out->retained_known = !s->elems_own || !n;
+	*probe = f.probe;
+	out->length = (int64_t)f.n;
+	out->retained += f.bytes;
+	out->retained_known = !f.nodes_unknown && (!s->elems_own || !f.n);
 	return 0;
 }
 
@@ -253,11 +313,11 @@ static int empty_if(pid_t pid, const struct mw_plan_step *st, uint64_t addr, boo
 }
 
 /* One try: 0, -EFAULT, -EAGAIN, -ESRCH or -EPERM. */
-static int walk_once(pid_t pid, const struct mw_plan *p, uint64_t bias, struct mw_reading *out)
+static int walk_once(pid_t pid, const struct mw_plan *p, uint64_t start, struct mw_reading *out)
 {
 	const struct mw_shape *s = &p->shape;
 	uint8_t hdr[MW_SHAPE_SPAN_MAX], again[MW_SHAPE_SPAN_MAX], byte;
-	uint64_t addr = p->root + bias, probe;
+	uint64_t addr = start, probe;
 	bool empty = false;
 	int err;
 
@@ -311,11 +371,11 @@ static int walk_once(pid_t pid, const struct mw_plan *p, uint64_t bias, struct m
 	return memcmp(hdr, again, s->span) ? -EAGAIN : 0;
 }
 
-int walk__run(pid_t pid, const struct mw_plan *p, uint64_t bias, struct mw_reading *out)
+int walk__run(pid_t pid, const struct mw_plan *p, uint64_t start, struct mw_reading *out)
 {
 	int err = -EFAULT;
 
 	for (int i = 0; i < MW_WALK_TRIES && (err == -EFAULT || err == -EAGAIN); i++)
-		err = walk_once(pid, p, bias, out);
+		err = walk_once(pid, p, start, out);
 	return err;
 }

@@ -27,13 +27,13 @@ struct mw_reading {
 				 * when its elements own memory of their own */
 };
 
-/* Runs @p in @pid, whose object holding the root is loaded @bias bytes
- * from its link-time addresses. 0; -EFAULT when a pointer led nowhere
+/* Runs @p in @pid from the root's address there, @start (a variable's
+ * link-time address plus its object's load bias; a parameter's value). 0; -EFAULT when a pointer led nowhere
  * every try (a null, or memory not mapped: the structure changed under
  * the walk, or is not there yet); -EAGAIN when what it read never held
  * together (a header torn by a writer, or not the type it should be);
  * -ESRCH once the process is gone. */
-int walk__run(pid_t pid, const struct mw_plan *p, uint64_t bias, struct mw_reading *out);
+int walk__run(pid_t pid, const struct mw_plan *p, uint64_t start, struct mw_reading *out);
 
 /* The same over a header already in memory, @hdr (@p->shape.span bytes)
  * read at @addr: what the fuzzer drives. Buffers are not probed. */

@@ -87,6 +87,7 @@ static int read_struct(struct mw_sampler *s, uint32_t slot, int id,
 		freed += v[cpu].free_bytes;
 		o->insert_calls += v[cpu].insert_calls;
 		o->remove_calls += v[cpu].remove_calls;
+		o->roots_lost += v[cpu].roots_lost;
 		for (int k = 0; k < MW_HIT__COUNT; k++)
 			o->hits[k] += v[cpu].hits[k];
 	}
@@ -131,6 +132,11 @@ static uint32_t block_key_slot(const void *key)
 static uint32_t site_key_slot(const void *key)
 {
 	return ((const struct mw_site_key *)key)->slot;
+}
+
+static uint32_t root_key_slot(const void *key)
+{
+	return ((const struct mw_root_key *)key)->slot;
 }
 
 /* Deletes the stacks of the @n sites gone, unless another site (a
@@ -240,6 +246,8 @@ int sampler__reset(struct mw_sampler *s, const struct mw_target *t, int nstructs
 	err = sampler__forget_heap(s, t);
 	if (!err)
 		err = forget_slot(s->skel, s->skel->maps.insert_sites, slot, block_key_slot);
+	if (!err)	/* the instances of --read roots the last process showed */
+		err = forget_slot(s->skel, s->skel->maps.roots, slot, root_key_slot);
 	if (err)
 		return err;
 	memset(s->buf, 0, s->buf_size);

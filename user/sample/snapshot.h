@@ -31,6 +31,7 @@ struct mw_struct_sample {
 	bool retained_known;	/* retained_bytes holds all it owns (not yet
 				 * when its elements own memory themselves) */
 	uint32_t roots;		/* instances read (their figures summed) */
+	uint64_t roots_lost;	/* instances the roots table had no room for */
 };
 
 struct mw_snapshot {

@@ -117,7 +117,8 @@ static void count_stepped(struct mw_watched *w, const struct mw_probe_table *tab
 			continue;
 		if (p->prog == MW_PROG_ALLOC || p->prog == MW_PROG_ALLOC_SESSION)
 			w->heap_stepped++;
-		else if ((p->prog == MW_PROG_STRUCT || p->prog == MW_PROG_STRUCT_EXIT) &&
+		else if ((p->prog == MW_PROG_STRUCT || p->prog == MW_PROG_STRUCT_EXIT ||
+			  p->prog == MW_PROG_ROOT_DROP) &&
 			 MW_SF_ID(p->cookie) < MW_MAX_STRUCTS)
 			w->struct_stepped[MW_SF_ID(p->cookie)]++;
 	}
@@ -154,6 +155,7 @@ int image__scan(struct mw_session *s, struct mw_watched *w, bool only_new, struc
 
 void image__scan_free(struct mw_scan *sc)
 {
+	roots__free(&sc->roots);
 	probes__free(&sc->tab);
 	objects__close(&sc->objs);
 	procmaps__free(&sc->maps);
@@ -212,7 +214,7 @@ int image__attach(struct mw_session *s, struct mw_watched *w, enum mw_missing mi
 	    allocator__resolve(t, &sc.objs, s->opts.allocator, &sc.tab) < 0)
 		goto out;
 	n = (int)sc.tab.n;
-	if (structs__resolve(t, &sc.objs, &s->opts, missing, &sc.tab) < 0 ||
+	if (structs__resolve(t, &sc.objs, &s->opts, missing, &sc.roots, &sc.tab) < 0 ||
 	    reads__resolve(s, w, &sc, missing) < 0 ||
 	    add_loader_hook(s, w, &sc.maps, &sc.objs, &sc.tab, &li))
 		goto out;
@@ -251,7 +253,8 @@ static int attach_loaded(struct mw_session *s, struct mw_watched *w)
 		return err < 0 ? -1 : 0;
 	}
 	err = -1;
-	if (structs__resolve(&w->target, &sc.objs, &s->opts, MW_MISSING_QUIET, &sc.tab) < 0 ||
+	if (structs__resolve(&w->target, &sc.objs, &s->opts, MW_MISSING_QUIET, &sc.roots,
+			     &sc.tab) < 0 ||
 	    reads__resolve(s, w, &sc, MW_MISSING_QUIET) < 0)
 		goto out;
 	probes__drop_structs(&sc.tab, w->structs_detached);

@@ -19,6 +19,7 @@ struct mw_scan {
 	struct mw_maps maps;
 	struct mw_objects objs;
 	struct mw_probe_table tab;
+	struct mw_root_fns roots;	/* --read roots that are parameters */
 };
 
 /* Reads @w's mappings and opens their objects (only those @w's probes do

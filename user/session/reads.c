@@ -1,19 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * reads.c - --read wired into a session: each structure's EXPR is parsed
- * and planned against the DWARF of the object that defines its root, the
- * object's load bias taken from the target's mappings; every interval the
- * plan is walked in the live process and its figures go in the snapshot:
- * the length, the retained bytes, whether the walk completed, its errors.
+ * and planned against the DWARF of the object that defines its root (a
+ * variable, its object's load bias taken from the target's mappings; or
+ * a parameter of one of its functions, whose entry probes note each
+ * instance in the BPF roots table); every interval each root is walked in
+ * the live process and the figures, summed over roots, go in the
+ * snapshot: the length, the retained bytes, whether every walk completed,
+ * the errors.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/libbpf.h>
+#include "memwatch.h"		/* before the skeleton: its types */
+#include "memwatch.skel.h"
 #include "log.h"
+#include "process/memory.h"
 #include "read/expr.h"
+#include "read/param.h"
 #include "read/plan.h"
 #include "read/walk.h"
 #include "session/reads.h"
+
+/* Intervals in a row a root may fail to read (torn by a writer each
+ * time) before it is taken for gone: its memory no longer reads as one. */
+#define MW_ROOT_FAILS	3
 
 /* Where @o is loaded in the process: its mapping of file offset 0 less
  * the link-time address of that offset. */
@@ -25,6 +37,18 @@ static uint64_t load_bias(const struct mw_object *o, const struct mw_maps *maps)
 	return 0;
 }
 
+static void say_planned(const struct mw_watched *w, const char *text, const struct mw_plan *p,
+			const char *in)
+{
+	if (p->from_arg)
+		mw_err("pid %d: --read '%s' reads %s (%s) in each %s a call passes as %s, in %s",
+		       (int)w->target.pid, text, shape__kind_name(p->shape.kind), p->shape.type,
+		       p->pointee, p->name, in);
+	else
+		mw_err("pid %d: --read '%s' reads %s as %s (%s) in %s", (int)w->target.pid, text,
+		       p->name, shape__kind_name(p->shape.kind), p->shape.type, in);
+}
+
 /* Plans structure @k's --read in the first object of @sc that defines its
  * root. 1 if planned, 0 if no object does (@nodwarf: the executable has
  * no DWARF), -1 after one line. */
@@ -32,12 +56,23 @@ static int plan_one(struct mw_watched *w, int k, const char *text, const struct 
 		    bool *nodwarf)
 {
 	struct mw_read *r = &w->reads[k];
+	const struct mw_root_fn *fn = &sc->roots.v[k];
 	char err[512];
 	struct mw_expr e;
 
 	if (expr__parse(text, &e, err, sizeof(err))) {
 		mw_err("--read '%s': %s", text, err);	/* checked at parse: cannot happen */
 		return -1;
+	}
+	if (fn->path) {		/* a parameter of the structure's functions */
+		if (plan__build_param(fn->path, fn->vaddr, &e, &r->plan, err, sizeof(err)) !=
+		    MW_PLAN_OK) {
+			mw_err("%s", err);
+			return -1;
+		}
+		r->planned = true;
+		say_planned(w, text, &r->plan, fn->path);
+		return 1;
 	}
 	for (size_t i = 0; i < sc->objs.n; i++) {
 		const struct mw_object *o = &sc->objs.v[i];
@@ -46,9 +81,7 @@ static int plan_one(struct mw_watched *w, int k, const char *text, const struct 
 		case MW_PLAN_OK:
 			r->planned = true;
 			r->bias = load_bias(o, &sc->maps);
-			mw_err("pid %d: --read '%s' reads %s as %s (%s) in %s", (int)w->target.pid,
-			       text, r->plan.name, shape__kind_name(r->plan.shape.kind),
-			       r->plan.shape.type, o->shown);
+			say_planned(w, text, &r->plan, o->shown);
 			return 1;
 		case MW_PLAN_BAD:
 			mw_err("%s", err);
@@ -87,7 +120,7 @@ int reads__resolve(struct mw_session *s, struct mw_watched *w, const struct mw_s
 			       text, (int)w->target.pid);
 			continue;
 		}
-		mw_err("--read '%s': no such variable in pid %d's executable or its %zu libraries%s%s%s",
+		mw_err("--read '%s': no such variable in pid %d's executable or its %zu libraries, nor a parameter of its structure's functions%s%s%s",
 		       text, (int)w->target.pid, sc->objs.n ? sc->objs.n - 1 : 0,
 		       nodwarf ? "; " : "", nodwarf && sc->objs.n ? sc->objs.v[0].shown : "",
 		       nodwarf ? " has no debug information: build it with -g (Rust: debug = 2 in the profile), or install its debug file" : "");
@@ -96,28 +129,120 @@ int reads__resolve(struct mw_session *s, struct mw_watched *w, const struct mw_s
 	return 0;
 }
 
-void reads__sample(struct mw_session *s, struct mw_watched *w)
+/* One walk's figures, added to @ss's. */
+static void add_reading(struct mw_struct_sample *ss, const struct mw_reading *got)
 {
-	for (int k = 0; w->reads && k < w->last.nstructs && k < s->opts.nstructs; k++) {
-		struct mw_read *r = &w->reads[k];
-		struct mw_struct_sample *ss = &w->last.s[k];
+	ss->length += got->length;
+	ss->retained_bytes += got->retained;
+	ss->retained_known &= got->retained_known;
+}
+
+/* Whether the instance at @addr is still in mapped memory. */
+static bool root_mapped(pid_t pid, uint64_t addr)
+{
+	uint8_t byte;
+
+	return memory__range_ok(addr, 1) && memory__read(pid, addr, &byte, 1) != -EFAULT;
+}
+
+/* Every root the roots table holds for @w's structures read through a
+ * parameter, walked; a root that is gone taken out. */
+static void sample_roots(struct mw_session *s, struct mw_watched *w)
+{
+	struct bpf_map *map = s->skel->maps.roots;
+	struct mw_root_key key, next, *prev = NULL;
+	bool gone = false;
+
+	while (!gone && !bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
+		struct mw_read *r;
+		struct mw_struct_sample *ss;
 		struct mw_reading got;
+		uint64_t fails = 0;
 		int err;
 
-		ss->read_errors = r->errors;
-		if (!r->planned)
+		key = next;
+		prev = &key;
+		if (key.slot != w->target.slot || key.struct_id >= (uint32_t)w->last.nstructs ||
+		    !w->reads[key.struct_id].planned || !w->reads[key.struct_id].plan.from_arg)
 			continue;
-		ss->roots = 1;
-		err = walk__run(w->target.pid, &r->plan, r->bias, &got);
-		if (err == -ESRCH)
-			continue;	/* gone: its final row says what it had */
-		if (err) {
-			ss->read_errors = ++r->errors;
+		r = &w->reads[key.struct_id];
+		ss = &w->last.s[key.struct_id];
+		err = walk__run(w->target.pid, &r->plan, key.addr, &got);
+		if (err == -ESRCH) {
+			gone = true;	/* its final row says what it had */
+			break;
+		}
+		bpf_map__lookup_elem(map, &key, sizeof(key), &fails, sizeof(fails), 0);
+		if (!err) {
+			ss->roots++;
+			add_reading(ss, &got);
+			if (fails)
+				bpf_map__update_elem(map, &key, sizeof(key), &(uint64_t){ 0 },
+						     sizeof(uint64_t), BPF_EXIST);
 			continue;
 		}
-		ss->length = got.length;
-		ss->retained_bytes = got.retained;
-		ss->retained_known = got.retained_known;
-		ss->read_complete = true;
+		r->errors++;
+		r->failed = true;
+		/* its own memory unmapped, or torn interval after interval:
+		 * not an instance any more */
+		if ((err == -EFAULT && !root_mapped(w->target.pid, key.addr)) ||
+		    ++fails >= MW_ROOT_FAILS)
+			bpf_map__delete_elem(map, &key, sizeof(key), 0);
+		else
+			bpf_map__update_elem(map, &key, sizeof(key), &fails, sizeof(fails),
+					     BPF_EXIST);
+	}
+}
+
+/* Structure @k's figures this interval, from its root(s). */
+static void sample_one(struct mw_watched *w, int k, const struct mw_options *o)
+{
+	struct mw_read *r = &w->reads[k];
+	struct mw_struct_sample *ss = &w->last.s[k];
+	struct mw_reading got;
+	int err;
+
+	if (r->plan.from_arg) {
+		if (ss->roots_lost && !r->lost_said++)
+			mw_err("pid %d: --read '%s': the roots table is full, instances go unread: its figures stay empty",
+			       (int)w->target.pid, o->structs[k].read);
+		r->seen |= ss->roots > 0;
+		/* no figure before the first call, nor with an instance unread */
+		ss->read_complete = r->seen && !r->failed && !ss->roots_lost;
+		return;
+	}
+	ss->roots = 1;
+	err = walk__run(w->target.pid, &r->plan, r->plan.root + r->bias, &got);
+	if (err == -ESRCH)
+		return;		/* gone: its final row says what it had */
+	if (err) {
+		r->errors++;
+		return;
+	}
+	add_reading(ss, &got);
+	ss->read_complete = true;
+}
+
+void reads__sample(struct mw_session *s, struct mw_watched *w)
+{
+	int n = w->last.nstructs < s->opts.nstructs ? w->last.nstructs : s->opts.nstructs;
+	bool params = false;
+
+	for (int k = 0; w->reads && k < n; k++) {
+		struct mw_struct_sample *ss = &w->last.s[k];
+
+		ss->length = 0;
+		ss->retained_bytes = 0;
+		ss->retained_known = true;
+		ss->roots = 0;
+		w->reads[k].failed = false;
+		params |= w->reads[k].planned && w->reads[k].plan.from_arg;
+	}
+	if (params)
+		sample_roots(s, w);
+	for (int k = 0; w->reads && k < n; k++) {
+		if (w->reads[k].planned)
+			sample_one(w, k, &s->opts);
+		w->last.s[k].read_errors = w->reads[k].errors;
 	}
 }

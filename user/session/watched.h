@@ -39,6 +39,9 @@ struct mw_read {
 	struct mw_plan plan;
 	uint64_t bias;		/* where the root's object is loaded */
 	uint64_t errors;	/* walks that failed, since attach */
+	bool failed;		/* a root failed this interval */
+	bool seen;		/* a parameter root: a call has shown one */
+	unsigned lost_said;	/* the roots table was full: said */
 };
 
 enum mw_stage {

@@ -64,13 +64,18 @@
 		}];
 
 		for (const name of state.meta.structures) {
+			/* a structure read from memory (--read) adds its own two */
+			const read = state.rows.some((r) => (name + '_length') in r);
+			const y2 = { axis: 'y2', strokePattern: [6, 3] };
+
 			defs.push({
 				id: 'struct-' + name, div: $('chart-struct-' + name), struct: name,
-				labels: ['time', 'elements', 'bytes'],
-				values: (r) => [r[name + '_elements'], r[name + '_bytes']],
+				labels: ['time', 'elements', 'bytes'].concat(read ? ['length', 'retained'] : []),
+				values: (r) => [r[name + '_elements'], r[name + '_bytes']].concat(read ?
+					[r[name + '_length'], r[name + '_retained_bytes']] : []),
 				opts: {
 					ylabel: 'elements', y2label: 'bytes',
-					series: { bytes: { axis: 'y2', strokePattern: [6, 3] } },
+					series: { bytes: y2, retained: y2 },
 					axes: { y2: { labelsKMG2: true, independentTicks: true } },
 				},
 			});
