@@ -29,7 +29,7 @@ enum {
 	OPT_NO_HEAP, OPT_MAX_LIVE, OPT_ALLOCATOR, OPT_PROBE_ENTRY, OPT_FLOOR,
 	OPT_FOLDED, OPT_TOP, OPT_LEAK_INTERVALS, OPT_STACKS, OPT_PPROF,
 	OPT_USER, OPT_EXE, OPT_COMM, OPT_CGROUP, OPT_MAX_TARGETS, OPT_MAX_OVERHEAD,
-	OPT_WEB_CONFIG, OPT_HISTORY, OPT_READ,
+	OPT_WEB_CONFIG, OPT_HISTORY, OPT_READ, OPT_READ_LIMIT,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +46,7 @@ static const struct option long_opts[] = {
 	{ "delta",		required_argument, NULL, OPT_DELTA },
 	{ "size",		required_argument, NULL, OPT_SIZE },
 	{ "read",		required_argument, NULL, OPT_READ },
+	{ "read-limit",		required_argument, NULL, OPT_READ_LIMIT },
 	{ "no-heap",		no_argument,	   NULL, OPT_NO_HEAP },
 	{ "config",		required_argument, NULL, 'c' },
 	{ "max-live-blocks",	required_argument, NULL, OPT_MAX_LIVE },
@@ -146,6 +147,9 @@ static const char usage_text[] =
 "                            adds NAME_length (the integer, or a Rust or\n"
 "                            C++ container's elements) and\n"
 "                            NAME_retained_bytes; needs no probe\n"
+"      --read-limit N        elements, nodes and blocks one walk of a --read\n"
+"                            structure visits at most (%llu); past it the\n"
+"                            interval's figures are empty\n"
 "      --no-heap             no allocator probes: counts and estimates only\n"
 "\n"
 "  -h, --help                this text\n"
@@ -451,6 +455,11 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 		return 0;
 	case OPT_READ:
 		return set_read(o, arg);
+	case OPT_READ_LIMIT:
+		if (cli__parse_u64(arg, 1, MW_MAX_READ_LIMIT, &o->read_limit))
+			return usage_error("--read-limit '%s': elements a walk visits, 1 to %llu", arg,
+					   (unsigned long long)MW_MAX_READ_LIMIT);
+		return 0;
 	case OPT_NO_HEAP:
 		o->no_heap = true;
 		return 0;
@@ -522,7 +531,7 @@ static int parse_one(struct mw_options *o, int c, const char *arg)
 	case 'h':
 		printf(usage_text, MW_DEFAULT_TARGETS, MW_MAX_TARGETS, MW_DEFAULT_INTERVAL_S,
 		       MW_DEFAULT_HISTORY, MW_OVER_BUDGET_INTERVALS, MW_DEFAULT_LIVE_BLOCKS, MW_DEFAULT_TOP,
-		       MW_DEFAULT_LEAK_INTERVALS);
+		       MW_DEFAULT_LEAK_INTERVALS, (unsigned long long)MW_DEFAULT_READ_LIMIT);
 		return 1;
 	case 'V':
 		printf("memwatch %s\n", MEMWATCH_VERSION);
@@ -652,6 +661,7 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	o->leak_intervals = MW_DEFAULT_LEAK_INTERVALS;
 	o->max_targets = MW_DEFAULT_TARGETS;
 	o->history = MW_DEFAULT_HISTORY;
+	o->read_limit = MW_DEFAULT_READ_LIMIT;
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
 	dash = command_start(argc, argv);

@@ -31,6 +31,8 @@
 #define MW_OVER_BUDGET_INTERVALS 3	/* in a row over it before acting */
 #define MW_DEFAULT_HISTORY	3600	/* rows per target the page draws */
 #define MW_MAX_HISTORY		1000000
+#define MW_DEFAULT_READ_LIMIT	10000000ull	/* things a --read walk visits */
+#define MW_MAX_READ_LIMIT	1000000000000ull
 
 enum mw_format { MW_FORMAT_CSV, MW_FORMAT_OPENMETRICS, MW_FORMAT_TABLE };
 
@@ -89,6 +91,7 @@ struct mw_options {
 	const char *user;		/* --user: run the command as USER */
 	uint32_t history;		/* --history N: rows kept per target */
 	bool history_given;
+	uint64_t read_limit;		/* --read-limit N: a walk's visits at most */
 };
 
 /*

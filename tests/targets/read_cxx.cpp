@@ -81,10 +81,11 @@ std::deque<int> g_deque;					/* 6 */
 std::vector<long> g_vec;					/* 7 */
 std::string g_str;						/* 8 */
 std::unique_ptr<std::vector<int>> g_up;				/* 9 */
+std::vector<std::shared_ptr<std::vector<int>>> g_shares;	/* 10: pairs share one */
 static std::mutex locks[NTAGS];
 
 static const char *const names[] = { "umap", "uset", "omap", "oset", "list",
-				     "deque", "vec", "str", "uptr" };
+				     "deque", "vec", "str", "uptr", "shares" };
 enum { NSTRUCTS = sizeof(names) / sizeof(names[0]) };
 
 static void operate(int s, unsigned long k, unsigned long c)
@@ -148,6 +149,20 @@ static void operate(int s, unsigned long k, unsigned long c)
 		if (c % 89 == 0)
 			g_str.shrink_to_fit();
 		break;
+	case 9:	/* make_shared (one block), or new (object and control block) */
+		if (insert) {
+			std::shared_ptr<std::vector<int>> p;
+
+			if (c & 1)
+				p = std::make_shared<std::vector<int>>(c % 30);
+			else
+				p.reset(new std::vector<int>(c % 30));
+			g_shares.push_back(p);
+			g_shares.push_back(p);
+		} else if (!g_shares.empty()) {
+			g_shares.erase(g_shares.begin() + (long)(c % g_shares.size()));
+		}
+		break;
 	default:
 		if (c % 53 == 0)
 			g_up.reset();
@@ -185,6 +200,7 @@ static size_t length(int s)
 	case 5: return g_deque.size();
 	case 6: return g_vec.size();
 	case 7: return g_str.size();
+	case 9: return g_shares.size();
 	default: return g_up ? g_up->size() : 0;
 	}
 }

@@ -18,7 +18,8 @@
 //! Commands: "run N" has four threads do N operations each, spread over
 //! the structures, then, quiescent, replies "ran" and, for each
 //! structure S, "S_len=L S_bytes=B"; "init" sets the OnceLock UNSET
-//! was until then; "drop" drops the second Peer; "quit".
+//! was until then; "drop" drops the second Peer; "churn N" frees and
+//! builds REG again N times; "quit".
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -121,12 +122,18 @@ impl Dag {
     }
 }
 
-const NAMES: [&str; 12] = [
+/// Arcs shared by two elements each: each block counted once.
+pub static SHARES: Mutex<Vec<Arc<Vec<u64>>>> = Mutex::new(Vec::new());
+/// What --read refuses: a float.
+pub static RATIO: Mutex<f64> = Mutex::new(0.5);
+
+const NAMES: [&str; 13] = [
     "map", "reg", "tree", "list", "queue", "boxed", "shared", "name", "set", "unset", "peers",
-    "dag",
+    "dag", "shares",
 ];
 const PEERS_TAG: usize = 11;
 const DAG_TAG: usize = 12;
+const SHARES_TAG: usize = 13;
 
 fn tagged<R>(tag: usize, f: impl FnOnce() -> R) -> R {
     TAG.with(|t| t.set(tag));
@@ -142,7 +149,11 @@ fn tree() -> &'static Mutex<BTreeMap<String, Vec<String>>> {
 /// One operation on structure @s, with key @k and a coin @c.
 fn operate(s: usize, k: u64, c: u64) {
     let insert = c % 5 < 3; // the structures grow, with removals among
-    let tag = if s == 9 { PEERS_TAG } else { s + 1 };
+    let tag = match s {
+        9 => PEERS_TAG,
+        10 => SHARES_TAG,
+        _ => s + 1,
+    };
     tagged(tag, || match s {
         0 => {
             let mut m = MAP.lock().unwrap();
@@ -192,6 +203,17 @@ fn operate(s: usize, k: u64, c: u64) {
             let mut h = SET.write().unwrap();
             if insert { h.insert(k as u32); } else { h.remove(&(k as u32)); }
         }
+        10 => {
+            let mut v = SHARES.lock().unwrap();
+            if insert {
+                let a = Arc::new(vec![k; (c % 50) as usize]);
+                v.push(a.clone());
+                v.push(a);
+            } else if !v.is_empty() {
+                let i = (c as usize) % v.len();
+                v.swap_remove(i);
+            }
+        }
         _ => {
             let mut p = PEERS.lock().unwrap();
             let n = p.len() as u64;
@@ -231,14 +253,14 @@ fn run(n: u64) {
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
-                    operate(((i + t) % 10) as usize, x % 512, x >> 20);
+                    operate(((i + t) % 11) as usize, x % 512, x >> 20);
                 }
             });
         }
     });
 }
 
-fn lens(dag: usize) -> [usize; 12] {
+fn lens(dag: usize) -> [usize; 13] {
     [
         MAP.lock().unwrap().len(),
         REG.lock().unwrap().as_ref().map_or(0, |m| m.len()),
@@ -252,6 +274,7 @@ fn lens(dag: usize) -> [usize; 12] {
         UNSET.get().map_or(0, |v| v.len()),
         PEERS.lock().unwrap().iter().map(|p| p.seen.len()).sum(),
         dag,
+        SHARES.lock().unwrap().len(),
     ]
 }
 
@@ -279,6 +302,23 @@ fn main() {
             (Some("init"), _) => {
                 tagged(10, || UNSET.get_or_init(|| vec![7; 3]));
                 writeln!(out.lock(), "set unset_len=3").unwrap();
+            }
+            (Some("churn"), Some(n)) => {
+                // the map freed and built again, over and over, while read
+                for i in 0..n {
+                    tagged(2, || {
+                        let mut g = REG.lock().unwrap();
+                        *g = None;
+                        let mut m = HashMap::new();
+                        for k in 0..(i % 97) {
+                            m.insert(k, vec![0u8; k as usize]);
+                        }
+                        *g = Some(m);
+                    });
+                }
+                let l = lens(dag_len);
+                writeln!(out.lock(), "churned reg_len={} reg_bytes={} ratio={}", l[1],
+                         LIVE[2].load(Relaxed), *RATIO.lock().unwrap()).unwrap();
             }
             (Some("drop"), _) => {
                 let gone = PEERS.lock().unwrap().remove(1);

@@ -141,8 +141,8 @@ static void struct_samples(FILE *f, const struct family *fam,
 		/* a walk that did not finish has no figure, only its error */
 		if ((fam->value == V_S_LENGTH || fam->value == V_S_RETAINED) && !ss->read_complete)
 			continue;
-		if (fam->value == V_S_RETAINED && !ss->retained_known)
-			continue;	/* a part of what it owns is no figure */
+		if (fam->value == V_S_LENGTH && !ss->length_known)
+			continue;	/* a struct has no length */
 		switch (fam->value) {
 		case V_S_ELEMENTS:	v = ss->elements; break;
 		case V_S_BYTES:		v = ss->bytes; break;

@@ -120,9 +120,8 @@ static void struct_columns(struct walk *w)
 		if (!w->l->structs[i].read)
 			continue;
 		/* no figure from a walk that did not finish, nor a part of one */
-		put_int(w, n, S(MW_STF_LENGTH), ss->length, !ss->read_complete);
-		put_uint(w, n, S(MW_STF_RETAINED), ss->retained_bytes,
-			 !ss->read_complete || !ss->retained_known);
+		put_int(w, n, S(MW_STF_LENGTH), ss->length, !ss->read_complete || !ss->length_known);
+		put_uint(w, n, S(MW_STF_RETAINED), ss->retained_bytes, !ss->read_complete);
 		put_uint(w, n, S(MW_STF_READ_ERRORS), ss->read_errors, false);
 		put_uint(w, n, S(MW_STF_READ_COMPLETE), ss->read_complete, false);
 		put_uint(w, n, S(MW_STF_ROOTS), ss->roots, false);

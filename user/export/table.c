@@ -158,11 +158,11 @@ static void read_lines(FILE *f, const struct mw_layout *l, const struct mw_snaps
 
 		if (!l->structs[k].read)
 			continue;
-		if (x->read_complete)
+		if (x->read_complete && x->length_known)
 			snprintf(len, sizeof(len), "%" PRId64, x->length);
 		table__bytes((int64_t)x->retained_bytes, b, sizeof(b));
 		fprintf(f, "%-20s %12s %12s %6u %7" PRIu64 "  %s\n", l->structs[k].name, len,
-			x->read_complete && x->retained_known ? b : "-", x->roots, x->read_errors, l->structs[k].read);
+			x->read_complete ? b : "-", x->roots, x->read_errors, l->structs[k].read);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "read/param.h"
 
 #define MW_NARG_REGS	6
+#define MW_SCOPE_DEPTH	16	/* namespaces and types nested */
 
 /* DWARF's x86-64 register numbers of System V's integer arguments. */
 static const int arg_regs[MW_NARG_REGS] = { 5, 4, 1, 2, 8, 9 };	/* rdi rsi rdx rcx r8 r9 */
@@ -95,28 +96,35 @@ static void qualified(Dwarf_Die *t, char *buf, size_t len)
 		snprintf(buf, len, "%s", dwarf_diename(t));
 }
 
-/* The subprogram whose code starts at @pc (not one inlined there). */
+/* The subprogram among @die and its siblings (and inside namespaces,
+ * structs and other subprograms' declarations) whose code starts at @pc. */
+static bool find_subprogram(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *out, int depth)
+{
+	do {
+		int tag = dwarf_tag(die);
+		Dwarf_Addr low;
+		Dwarf_Die child;
+
+		if (tag == DW_TAG_subprogram && !dwarf_lowpc(die, &low) && low == pc) {
+			*out = *die;
+			return true;
+		}
+		if ((tag == DW_TAG_namespace || dwtype__is_record(tag)) && depth < MW_SCOPE_DEPTH &&
+		    dwarf_haschildren(die) > 0 && !dwarf_child(die, &child) &&
+		    find_subprogram(&child, pc, out, depth + 1))
+			return true;
+	} while (dwarf_siblingof(die, die) == 0);
+	return false;
+}
+
+/* The subprogram whose code starts at @pc: the function itself, not one
+ * inlined at its first instruction (dwarf_getscopes would name that). */
 static bool subprogram_at(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Die *out)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), *scopes = NULL;
-	int n;
-	bool found = false;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), top;
 
-	if (!cu)
-		return false;
-	n = dwarf_getscopes(cu, pc - bias, &scopes);
-	for (int i = n - 1; i >= 0 && !found; i--) {
-		Dwarf_Addr entry;
-
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram && !dwarf_entrypc(&scopes[i], &entry) &&
-		    entry == pc - bias) {
-			*out = scopes[i];
-			found = true;
-		}
-	}
-	free(scopes);
-	return found;
+	return cu && !dwarf_child(cu, &top) && find_subprogram(&top, pc - bias, out, 0);
 }
 
 int param__lookup(Dwfl_Module *mod, uint64_t vaddr, const char *name, struct mw_param *out,

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "read/expr.h"
+#include "read/own.h"
 #include "read/shape.h"
 
 #define MW_PLAN_STEPS	(2 * MW_EXPR_STEPS + 24)
@@ -51,6 +52,10 @@ struct mw_plan {
 	struct mw_plan_step step[MW_PLAN_STEPS];
 	int nsteps;
 	struct mw_shape shape;	/* what the steps lead to */
+	/* what its elements own: containers inside them, and programs */
+	struct mw_shape shapes[MW_OWN_SHAPES];
+	int nshapes;
+	struct mw_owns owns;
 };
 
 /* What plan__build found in one object. */

@@ -1,308 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * walk.c - a plan's steps over the target's memory, with process_vm_readv
- * (process/memory.h): each deref reads one pointer, the end one header,
- * whole, in one call. Every address is checked against the user range
- * before it is read, and every figure against the others before it is
- * believed: the target is running and owes memwatch no consistency.
+ * walk.c - a plan over the target's memory: each step of the path, each
+ * pointer read anew, the wrappers' states, then the end: an integer read,
+ * a container's header read whole in one call and walked (deep.h), or a
+ * struct read whole and its fields walked. Every address is checked
+ * against the user range before it is read; the top header is read again
+ * after the walk and must not have changed.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "process/memory.h"
+#include "read/decode.h"
+#include "read/deep.h"
 #include "read/walk.h"
 
-#define MW_PTR_BYTES	8
-#define MW_HASH_GROUP	16	/* hashbrown's Group::WIDTH with SSE2 */
-#define MW_STRING_LOCAL	16	/* libstdc++ string's local buffer, bytes */
-
-static uint64_t at(const struct mw_shape *s, const uint8_t *hdr, enum mw_shape_field f)
+static int process_read(const struct mw_mem *m, uint64_t addr, void *buf, size_t len)
 {
-	uint64_t v;
-
-	memcpy(&v, hdr + s->f[f], sizeof(v));
-	return v;
+	return memory__read(m->pid, addr, buf, len);
 }
 
-static uint64_t align_up(uint64_t n, uint64_t a)
+void walk__process(struct mw_mem *m, pid_t pid)
 {
-	return a ? (n + a - 1) / a * a : n;
+	memset(m, 0, sizeof(*m));
+	m->read = process_read;
+	m->pid = pid;
 }
 
-/* Whether @n elements of @size bytes can be in an address space. */
-static bool fits(uint64_t n, uint64_t size)
+static int rd(const struct mw_mem *m, uint64_t addr, void *buf, size_t len)
 {
-	return !size || n <= MW_USER_ADDR_END / size;
-}
-
-/* What a header says: its elements, the bytes its buffers were allocated
- * with, the first byte of one of them (0: none) for the caller to prove
- * it is mapped, and whether its nodes are unknown (a BTreeMap's). */
-struct figures {
-	uint64_t n, bytes, probe;
-	bool nodes_unknown;
-};
-
-/* Each kind's reading of its header @h, at @addr: 0, or -EAGAIN when its
- * fields do not hold together. */
-typedef int (*decoder)(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
-		       struct figures *f);
-
-static int rust_vec(const struct mw_shape *s, const uint8_t *h, uint64_t addr, struct figures *f)
-{
-	uint64_t es = s->elem_size, cap = at(s, h, MW_SH_CAP);
-
-	(void)addr;
-	f->n = at(s, h, MW_SH_LEN);
-	if (!es)		/* zero-sized elements: nothing allocated */
-		return 0;
-	if (f->n > cap || !fits(cap, es))
-		return -EAGAIN;
-	if (cap) {
-		f->bytes = cap * es;
-		f->probe = at(s, h, MW_SH_PTR);
-	}
-	return 0;
-}
-
-/* VecDeque: head and len (1.67 on), or tail and head in a power-of-two
- * buffer before. */
-static int rust_deque(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
-		      struct figures *f)
-{
-	uint64_t es = s->elem_size, cap = at(s, h, MW_SH_CAP), head = at(s, h, MW_SH_HEAD);
-
-	(void)addr;
-	if (!es) {
-		f->n = s->f[MW_SH_LEN] >= 0 ? at(s, h, MW_SH_LEN) : 0;
-		return 0;
-	}
-	if (!fits(cap, es) || (cap ? head >= cap : head != 0))
-		return -EAGAIN;
-	if (s->f[MW_SH_LEN] >= 0) {
-		f->n = at(s, h, MW_SH_LEN);
-		if (f->n > cap)
-			return -EAGAIN;
-	} else {
-		uint64_t tail = at(s, h, MW_SH_TAIL);
-
-		if (!cap || (cap & (cap - 1)) || tail >= cap)
-			return -EAGAIN;
-		f->n = (head - tail) & (cap - 1);
-	}
-	if (cap) {
-		f->bytes = cap * es;
-		f->probe = at(s, h, MW_SH_PTR);
-	}
-	return 0;
-}
-
-/* hashbrown: one allocation of the buckets, rounded up to the control
- * bytes' alignment, a control byte each and a group more; the buckets lie
- * below the control bytes the table points at. */
-static int rust_hash(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
-		     struct figures *f)
-{
-	uint64_t mask = at(s, h, MW_SH_CAP), ctrl = at(s, h, MW_SH_PTR), buckets, align, ctrl_off;
-
-	(void)addr;
-	f->n = at(s, h, MW_SH_LEN);
-	if (!mask)		/* the shared empty singleton: no allocation */
-		return f->n ? -EAGAIN : 0;
-	buckets = mask + 1;
-	if ((buckets & mask) || f->n > buckets || !fits(buckets, s->elem_size + 1))
-		return -EAGAIN;
-	align = s->elem_align > MW_HASH_GROUP ? s->elem_align : MW_HASH_GROUP;
-	ctrl_off = align_up(buckets * s->elem_size, align);
-	if (ctrl < ctrl_off)
-		return -EAGAIN;
-	f->bytes = ctrl_off + buckets + MW_HASH_GROUP;
-	f->probe = ctrl - ctrl_off;
-	return 0;
-}
-
-static int rust_btree(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
-		      struct figures *f)
-{
-	(void)addr;
-	f->n = at(s, h, MW_SH_LEN);
-	f->nodes_unknown = true;	/* its nodes: the deep walk */
-	return 0;
-}
-
-static int cxx_vector(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
-		      struct figures *f)
-{
-	uint64_t es = s->elem_size, start = at(s, h, MW_SH_PTR), end = at(s, h, MW_SH_END);
-	uint64_t store = at(s, h, MW_SH_STORE_END);
-
-	(void)addr;
-	if (!start)
-		return end || store ? -EAGAIN : 0;
-	if (!es || end < start || store < end || (end - start) % es || (store - start) % es)
-		return -EAGAIN;
-	f->n = (end - start) / es;
-	f->bytes = store - start;
-	f->probe = f->bytes ? start : 0;
-	return 0;
-}
-
-/* A short string lives in the object; a long one owns capacity + 1. */
-static int cxx_string(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
-		      struct figures *f)
-{
-	uint64_t es = s->elem_size, p = at(s, h, MW_SH_PTR), cap;
-
-	f->n = at(s, h, MW_SH_LEN);
-	if (!es)
-		return -EAGAIN;
-	if (p == addr + (uint64_t)s->f[MW_SH_LOCAL])
-		return f->n >= MW_STRING_LOCAL / es ? -EAGAIN : 0;
-	cap = at(s, h, MW_SH_CAP);
-	if (f->n > cap || cap >= MW_USER_ADDR_END || !fits(cap + 1, es))
-		return -EAGAIN;
-	f->bytes = (cap + 1) * es;
-	f->probe = p;
-	return 0;
-}
-
-/* Nodes, and the bucket array unless the one inline bucket. */
-static int cxx_hash(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
-		    struct figures *f)
-{
-	uint64_t nb = at(s, h, MW_SH_CAP), buckets = at(s, h, MW_SH_PTR);
-
-	f->n = at(s, h, MW_SH_LEN);
-	if (!nb || !fits(f->n, s->node_size) || !fits(nb, MW_PTR_BYTES))
-		return -EAGAIN;
-	if (buckets == addr + (uint64_t)s->f[MW_SH_LOCAL]) {
-		if (nb != 1)
-			return -EAGAIN;
-	} else {
-		f->bytes = nb * MW_PTR_BYTES;
-		f->probe = buckets;
-	}
-	f->bytes += f->n * s->node_size;
-	return 0;
-}
-
-static int cxx_nodes(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
-		     struct figures *f)
-{
-	(void)addr;
-	f->n = at(s, h, MW_SH_LEN);
-	if (!fits(f->n, s->node_size))
-		return -EAGAIN;
-	f->bytes = f->n * s->node_size;
-	return 0;
-}
-
-/* A map of node pointers, a buffer each from the start's node to the
- * finish's; the elements from the start's cursor to the finish's. */
-static int cxx_deque(const struct mw_shape *s, const uint8_t *h, uint64_t addr,
-		     struct figures *f)
-{
-	uint64_t es = s->elem_size, map = at(s, h, MW_SH_PTR), msize = at(s, h, MW_SH_CAP);
-	uint64_t scur = at(s, h, MW_SH_START_CUR), slast = at(s, h, MW_SH_START_LAST);
-	uint64_t snode = at(s, h, MW_SH_START_NODE), fcur = at(s, h, MW_SH_FINISH_CUR);
-	uint64_t ffirst = at(s, h, MW_SH_FINISH_FIRST), fnode = at(s, h, MW_SH_FINISH_NODE);
-	uint64_t per = es ? s->node_size / es : 0, nodes;
-	int64_t len;
-
-	(void)addr;
-	if (!map)		/* moved from: nothing allocated */
-		return 0;
-	if (!es || !per || !fits(msize, MW_PTR_BYTES) ||
-	    !memory__range_ok(map, msize * MW_PTR_BYTES) || snode < map || fnode < snode ||
-	    (snode - map) % MW_PTR_BYTES || (fnode - snode) % MW_PTR_BYTES ||
-	    fnode >= map + msize * MW_PTR_BYTES || fcur < ffirst || slast < scur ||
-	    fcur - ffirst > s->node_size || slast - scur > s->node_size ||
-	    (fcur - ffirst) % es || (slast - scur) % es)
-		return -EAGAIN;
-	nodes = (fnode - snode) / MW_PTR_BYTES + 1;
-	len = (int64_t)per * ((int64_t)nodes - 2) + (int64_t)((fcur - ffirst) / es) +
-	      (int64_t)((slast - scur) / es);
-	if (len < 0 || !fits(nodes, s->node_size))
-		return -EAGAIN;
-	f->n = (uint64_t)len;
-	f->bytes = msize * MW_PTR_BYTES + nodes * s->node_size;
-	f->probe = map;
-	return 0;
-}
-
-static const decoder decoders[MW_SHAPE__COUNT] = {
-	[MW_SHAPE_RUST_VEC] = rust_vec,
-	[MW_SHAPE_RUST_DEQUE] = rust_deque,
-	[MW_SHAPE_RUST_HASH] = rust_hash,
-	[MW_SHAPE_RUST_BTREE] = rust_btree,
-	[MW_SHAPE_CXX_VECTOR] = cxx_vector,
-	[MW_SHAPE_CXX_STRING] = cxx_string,
-	[MW_SHAPE_CXX_HASH] = cxx_hash,
-	[MW_SHAPE_CXX_NODES] = cxx_nodes,
-	[MW_SHAPE_CXX_DEQUE] = cxx_deque,
-};
-
-/* The integer at the end, sign-extended. */
-static int64_t integer(const struct mw_shape *s, const uint8_t *hdr)
-{
-	uint64_t u = 0;
-
-	memcpy(&u, hdr, s->int_size);	/* little-endian */
-	if (s->is_signed && s->int_size < 8 && (u >> (s->int_size * 8 - 1) & 1))
-		u |= ~0ull << (s->int_size * 8);
-	return (int64_t)u;
-}
-
-/* The figures of the header @hdr, read at @addr, added to @out; the
- * first byte of a buffer they claim into @probe (0: none). 0, or -EAGAIN
- * when the fields do not hold together. */
-static int decode(const struct mw_shape *s, const uint8_t *hdr, uint64_t addr,
-		  struct mw_reading *out, uint64_t *probe)
-{
-	struct figures f = { 0 };
-	int err;
-
-	*probe = 0;
-	if (s->kind == MW_SHAPE_INTEGER) {
-		out->length = integer(s, hdr);
-		out->retained_known = true;
-		return 0;
-	}
-	if (s->kind >= MW_SHAPE__COUNT || !decoders[s->kind])
-		return -EAGAIN;
-	err = decoders[s->kind](s, hdr, addr, &f);
-	if (err)
-		return err;
-	if (f.n > MW_USER_ADDR_END || f.bytes > MW_USER_ADDR_END)
-		return -EAGAIN;		/* more than an address space holds */
-	if (f.probe && !memory__range_ok(f.probe, f.bytes ? f.bytes : 1))
-		return -EAGAIN;
-	*probe = f.probe;
-	out->length = (int64_t)f.n;
-	out->retained += f.bytes;
-	out->retained_known = !f.nodes_unknown && (!s->elems_own || !f.n);
-	return 0;
-}
-
-int walk__header(const struct mw_shape *s, const uint8_t *hdr, uint64_t addr,
-		 struct mw_reading *out)
-{
-	uint64_t probe;
-
-	if (s->span > MW_SHAPE_SPAN_MAX)
-		return -EAGAIN;
-	return decode(s, hdr, addr, out, &probe);
+	if (!memory__range_ok(addr, len))
+		return -EFAULT;
+	return m->read(m, addr, buf, len);
 }
 
 /* Whether the EMPTY_IF step @st holds at @addr. */
-static int empty_if(pid_t pid, const struct mw_plan_step *st, uint64_t addr, bool *empty)
+static int empty_if(const struct mw_mem *m, const struct mw_plan_step *st, uint64_t addr,
+		    bool *empty)
 {
-	uint64_t v = 0, where = addr + (uint64_t)st->n;
+	uint64_t v = 0;
 	bool in = false;
-	int err;
+	int err = rd(m, addr + (uint64_t)st->n, &v, st->size);
 
-	if (!memory__range_ok(where, st->size))
-		return -EFAULT;
-	err = memory__read(pid, where, &v, st->size);
 	if (err)
 		return err;
 	v &= st->mask;
@@ -312,70 +51,106 @@ static int empty_if(pid_t pid, const struct mw_plan_step *st, uint64_t addr, boo
 	return 0;
 }
 
-/* One try: 0, -EFAULT, -EAGAIN, -ESRCH or -EPERM. */
-static int walk_once(pid_t pid, const struct mw_plan *p, uint64_t start, struct mw_reading *out)
+/* The path's steps from @addr: where the structure is, or @empty. */
+static int path(const struct mw_mem *m, const struct mw_plan *p, uint64_t *addr, bool *empty,
+		struct mw_reading *out)
 {
-	const struct mw_shape *s = &p->shape;
-	uint8_t hdr[MW_SHAPE_SPAN_MAX], again[MW_SHAPE_SPAN_MAX], byte;
-	uint64_t addr = start, probe;
-	bool empty = false;
 	int err;
 
-	memset(out, 0, sizeof(*out));
-	for (int i = 0; i < p->nsteps && !empty; i++) {
+	*empty = false;
+	for (int i = 0; i < p->nsteps && !*empty; i++) {
 		const struct mw_plan_step *st = &p->step[i];
 
 		switch (st->op) {
 		case MW_PLAN_ADD:
-			addr += (uint64_t)st->n;
+			*addr += (uint64_t)st->n;
 			continue;
 		case MW_PLAN_EMPTY_IF:
-			err = empty_if(pid, st, addr, &empty);
+			err = empty_if(m, st, *addr, empty);
 			if (err)
 				return err;
 			continue;
 		case MW_PLAN_DEREF:
 		case MW_PLAN_OWN:
-			if (!memory__range_ok(addr, sizeof(addr)))
-				return -EFAULT;
-			err = memory__read(pid, addr, &addr, sizeof(addr));
+			err = rd(m, *addr, addr, sizeof(*addr));
 			if (err)
 				return err;
 			if (st->op == MW_PLAN_OWN) {
-				empty = !addr;	/* a null unique_ptr */
-				out->retained += addr ? (uint64_t)st->n : 0;
+				*empty = !*addr;	/* a null unique_ptr */
+				out->retained += *addr ? (uint64_t)st->n : 0;
 			}
 			continue;
 		}
 	}
-	if (empty) {
-		out->retained_known = true;
-		return 0;
-	}
-	if (!s->span || s->span > MW_SHAPE_SPAN_MAX || !memory__range_ok(addr, s->span))
-		return -EFAULT;
-	err = memory__read(pid, addr, hdr, s->span);
-	if (err)
-		return err;
-	err = decode(s, hdr, addr, out, &probe);
-	if (err)
-		return err;
-	if (probe && (err = memory__read(pid, probe, &byte, 1)))
-		return err == -EFAULT ? -EAGAIN : err;	/* a buffer that is not there */
-	if (s->kind == MW_SHAPE_INTEGER)
-		return 0;
-	/* the same header once more: a writer was not halfway through it */
-	err = memory__read(pid, addr, again, s->span);
-	if (err)
-		return err;
-	return memcmp(hdr, again, s->span) ? -EAGAIN : 0;
+	return 0;
 }
 
-int walk__run(pid_t pid, const struct mw_plan *p, uint64_t start, struct mw_reading *out)
+/* A struct at the path's end: read whole, its fields walked. */
+static int whole(struct mw_deep *d, const struct mw_mem *m, const struct mw_shape *s,
+		 uint64_t addr)
+{
+	uint8_t *val = malloc(s->elem_size ? s->elem_size : 1);
+	int err;
+
+	if (!val)
+		return -ENOMEM;
+	err = rd(m, addr, val, s->elem_size);
+	if (!err)
+		err = deep__value(d, s->elem_prog, val, addr);
+	free(val);
+	return err;
+}
+
+/* One try: 0, or an error walk__run returns. */
+static int walk_once(const struct mw_mem *m, const struct mw_plan *p, uint64_t start,
+		     uint64_t limit, struct mw_reading *out)
+{
+	const struct mw_shape *s = &p->shape;
+	uint8_t hdr[MW_SHAPE_SPAN_MAX], again[MW_SHAPE_SPAN_MAX];
+	struct mw_deep d;
+	uint64_t addr = start, n = 0;
+	bool empty;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->length_known = s->kind != MW_SHAPE_VALUE;
+	err = path(m, p, &addr, &empty, out);
+	if (err || empty)
+		return err;
+	if (s->kind == MW_SHAPE_INTEGER) {
+		err = rd(m, addr, hdr, s->int_size);
+		if (!err)
+			out->length = decode__integer(s, hdr);
+		return err;
+	}
+	deep__init(&d, m, p, limit);
+	if (s->kind == MW_SHAPE_VALUE) {
+		err = whole(&d, m, s, addr);
+	} else if (!s->span || s->span > MW_SHAPE_SPAN_MAX) {
+		err = -EAGAIN;
+	} else {
+		err = rd(m, addr, hdr, s->span);
+		if (!err)
+			err = deep__container(&d, s, hdr, addr, &n);
+		/* the same header once more: a writer was not halfway through it */
+		if (!err)
+			err = rd(m, addr, again, s->span);
+		if (!err && memcmp(hdr, again, s->span))
+			err = -EAGAIN;
+	}
+	out->length = (int64_t)n;
+	out->retained += d.retained;
+	out->visited = d.visits;
+	deep__free(&d);
+	return err;
+}
+
+int walk__run(const struct mw_mem *m, const struct mw_plan *p, uint64_t start, uint64_t limit,
+	      struct mw_reading *out)
 {
 	int err = -EFAULT;
 
 	for (int i = 0; i < MW_WALK_TRIES && (err == -EFAULT || err == -EAGAIN); i++)
-		err = walk_once(pid, p, start, out);
+		err = walk_once(m, p, start, limit, out);
 	return err;
 }

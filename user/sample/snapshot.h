@@ -28,8 +28,7 @@ struct mw_struct_sample {
 	uint64_t retained_bytes;	/* heap bytes it owns */
 	uint64_t read_errors;	/* walks that failed, since attach */
 	bool read_complete;	/* the walk finished: length and retained hold */
-	bool retained_known;	/* retained_bytes holds all it owns (not yet
-				 * when its elements own memory themselves) */
+	bool length_known;	/* a container or integer: a struct has none */
 	uint32_t roots;		/* instances read (their figures summed) */
 	uint64_t roots_lost;	/* instances the roots table had no room for */
 };

@@ -133,8 +133,21 @@ int reads__resolve(struct mw_session *s, struct mw_watched *w, const struct mw_s
 static void add_reading(struct mw_struct_sample *ss, const struct mw_reading *got)
 {
 	ss->length += got->length;
+	ss->length_known &= got->length_known;
 	ss->retained_bytes += got->retained;
-	ss->retained_known &= got->retained_known;
+}
+
+/* A walk that failed: counted; past --read-limit, said once. */
+static void failed(struct mw_read *r, const struct mw_options *o, int k, int err)
+{
+	r->errors++;
+	r->failed = true;
+	if (err == -E2BIG && !r->limit_said++)
+		mw_err("--read '%s': the walk stopped at --read-limit %llu visits: its figures stay empty; raise it",
+		       o->structs[k].read, (unsigned long long)o->read_limit);
+	else if ((err == -ELOOP || err == -ENOMEM) && !r->limit_said++)
+		mw_err("--read '%s': %s: its figures stay empty", o->structs[k].read,
+		       err == -ELOOP ? "owners nested deeper than memwatch follows" : "out of memory");
 }
 
 /* Whether the instance at @addr is still in mapped memory. */
@@ -151,8 +164,10 @@ static void sample_roots(struct mw_session *s, struct mw_watched *w)
 {
 	struct bpf_map *map = s->skel->maps.roots;
 	struct mw_root_key key, next, *prev = NULL;
+	struct mw_mem mem;
 	bool gone = false;
 
+	walk__process(&mem, w->target.pid);
 	while (!gone && !bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
 		struct mw_read *r;
 		struct mw_struct_sample *ss;
@@ -167,7 +182,7 @@ static void sample_roots(struct mw_session *s, struct mw_watched *w)
 			continue;
 		r = &w->reads[key.struct_id];
 		ss = &w->last.s[key.struct_id];
-		err = walk__run(w->target.pid, &r->plan, key.addr, &got);
+		err = walk__run(&mem, &r->plan, key.addr, s->opts.read_limit, &got);
 		if (err == -ESRCH) {
 			gone = true;	/* its final row says what it had */
 			break;
@@ -181,8 +196,9 @@ static void sample_roots(struct mw_session *s, struct mw_watched *w)
 						     sizeof(uint64_t), BPF_EXIST);
 			continue;
 		}
-		r->errors++;
-		r->failed = true;
+		failed(r, &s->opts, (int)key.struct_id, err);
+		if (err == -E2BIG || err == -ELOOP || err == -ENOMEM)
+			continue;	/* the instance is there: too big to read */
 		/* its own memory unmapped, or torn interval after interval:
 		 * not an instance any more */
 		if ((err == -EFAULT && !root_mapped(w->target.pid, key.addr)) ||
@@ -200,6 +216,7 @@ static void sample_one(struct mw_watched *w, int k, const struct mw_options *o)
 	struct mw_read *r = &w->reads[k];
 	struct mw_struct_sample *ss = &w->last.s[k];
 	struct mw_reading got;
+	struct mw_mem mem;
 	int err;
 
 	if (r->plan.from_arg) {
@@ -212,11 +229,12 @@ static void sample_one(struct mw_watched *w, int k, const struct mw_options *o)
 		return;
 	}
 	ss->roots = 1;
-	err = walk__run(w->target.pid, &r->plan, r->plan.root + r->bias, &got);
+	walk__process(&mem, w->target.pid);
+	err = walk__run(&mem, &r->plan, r->plan.root + r->bias, o->read_limit, &got);
 	if (err == -ESRCH)
 		return;		/* gone: its final row says what it had */
 	if (err) {
-		r->errors++;
+		failed(r, o, k, err);
 		return;
 	}
 	add_reading(ss, &got);
@@ -232,8 +250,8 @@ void reads__sample(struct mw_session *s, struct mw_watched *w)
 		struct mw_struct_sample *ss = &w->last.s[k];
 
 		ss->length = 0;
+		ss->length_known = true;
 		ss->retained_bytes = 0;
-		ss->retained_known = true;
 		ss->roots = 0;
 		w->reads[k].failed = false;
 		params |= w->reads[k].planned && w->reads[k].plan.from_arg;

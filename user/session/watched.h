@@ -42,6 +42,7 @@ struct mw_read {
 	bool failed;		/* a root failed this interval */
 	bool seen;		/* a parameter root: a call has shown one */
 	unsigned lost_said;	/* the roots table was full: said */
+	unsigned limit_said;	/* a walk stopped at --read-limit: said */
 };
 
 enum mw_stage {
