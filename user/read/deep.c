@@ -47,6 +47,51 @@ static int rd(struct mw_deep *d, uint64_t addr, void *buf, size_t len)
 	return d->mem->read(d->mem, addr, buf, len);
 }
 
+/* A node or block of @len bytes at @addr, through a window of memory
+ * around it: nodes allocated one after another are read in one call. */
+static int rd_small(struct mw_deep *d, uint64_t addr, void *buf, size_t len)
+{
+	uint64_t base = addr & ~(uint64_t)(MW_DEEP_WINDOW - 1);
+
+	if (len > MW_DEEP_WINDOW || !memory__range_ok(addr, len))
+		return rd(d, addr, buf, len);
+	if (!(d->cache_len && addr >= d->cache_base && addr + len <= d->cache_base + d->cache_len)) {
+		if (!d->cache && !(d->cache = malloc(MW_DEEP_WINDOW)))
+			return -ENOMEM;
+		d->cache_len = 0;
+		if (base + MW_DEEP_WINDOW < addr + len ||
+		    d->mem->read(d->mem, base, d->cache, MW_DEEP_WINDOW))
+			return rd(d, addr, buf, len);	/* the window is not all mapped */
+		d->cache_base = base;
+		d->cache_len = MW_DEEP_WINDOW;
+	}
+	memcpy(buf, d->cache + (addr - d->cache_base), len);
+	return 0;
+}
+
+/* Whether the target maps @addr: by its mappings when known, else by
+ * reading a byte there. 0, -EFAULT, or a read's error. */
+static int mapped(struct mw_deep *d, uint64_t addr)
+{
+	const struct mw_maps *m = d->mem->maps;
+	size_t lo = 0, hi;
+	uint8_t byte;
+
+	if (!m)
+		return rd(d, addr, &byte, 1);
+	for (hi = m->n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < m->v[mid].start)
+			hi = mid;
+		else if (addr >= m->v[mid].end)
+			lo = mid + 1;
+		else
+			return m->v[mid].perms[0] == 'r' ? 0 : -EFAULT;
+	}
+	return -EFAULT;
+}
+
 static int visit(struct mw_deep *d, uint64_t n)
 {
 	d->visits += n;
@@ -115,7 +160,7 @@ static int block(struct mw_deep *d, int prog, uint64_t ptr, uint64_t size, uint6
 		return -EAGAIN;
 	err = chunk(d, depth + 1, &buf);
 	if (!err)
-		err = rd(d, ptr, buf, size);
+		err = rd_small(d, ptr, buf, size);
 	return err ? err : value(d, prog, buf + inner, ptr + inner, depth + 2);
 }
 
@@ -306,7 +351,7 @@ static int btree_node(struct mw_deep *d, struct btree *b, uint64_t node, uint64_
 	int r = visit(d, 1);
 
 	if (!r)
-		r = rd(d, node, buf, size);
+		r = rd_small(d, node, buf, size);
 	if (r)
 		return r;
 	d->retained += size;
@@ -366,7 +411,7 @@ static int chain(struct mw_deep *d, const struct mw_shape *s, uint64_t node, uin
 			return -EAGAIN;	/* fewer nodes than the count */
 		r = visit(d, 1);
 		if (!r)
-			r = rd(d, node, buf, s->node_size);
+			r = rd_small(d, node, buf, s->node_size);
 		if (!r)
 			r = value(d, s->elem_prog, buf + s->val_off, node + s->val_off, depth + 1);
 		node = rd64(buf);
@@ -396,7 +441,7 @@ static int cxx_tree(struct mw_deep *d, const struct mw_shape *s, uint64_t root, 
 			return -EAGAIN;
 		r = visit(d, 1);
 		if (!r)
-			r = rd(d, node, buf, s->node_size);
+			r = rd_small(d, node, buf, s->node_size);
 		if (!r)
 			r = value(d, s->elem_prog, buf + s->val_off, node + s->val_off, depth + 1);
 		kid[0] = rd64(buf + MW_TREE_RIGHT);
@@ -453,12 +498,11 @@ static int container(struct mw_deep *d, const struct mw_shape *s, const uint8_t 
 		     uint64_t addr, int depth, uint64_t *n)
 {
 	struct mw_figures f;
-	uint8_t byte;
 	int r = decode__header(s, hdr, addr, &f);
 
 	if (r)
 		return r;
-	if (f.probe && (r = rd(d, f.probe, &byte, 1)))
+	if (f.probe && (r = mapped(d, f.probe)))
 		return r == -EFAULT ? -EAGAIN : r;	/* a buffer that is not there */
 	*n = f.n;
 	d->retained += f.bytes;
@@ -518,6 +562,7 @@ void deep__free(struct mw_deep *d)
 	for (int i = 0; i <= MW_DEEP_DEPTH; i++)
 		free(d->buf[i]);
 	free(d->seen);
+	free(d->cache);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -18,6 +18,7 @@
 
 #define MW_DEEP_DEPTH	24		/* containers and blocks one inside another */
 #define MW_DEEP_CHUNK	(256u << 10)	/* bytes of elements read in one call */
+#define MW_DEEP_WINDOW	4096u		/* bytes of nodes and blocks read at once: a page */
 
 struct mw_deep {
 	const struct mw_mem *mem;
@@ -27,6 +28,9 @@ struct mw_deep {
 	uint64_t *seen;		/* shared blocks counted: open addressing */
 	size_t nseen, capseen;
 	uint8_t *buf[MW_DEEP_DEPTH + 1];	/* a chunk a depth, made on use */
+	uint8_t *cache;		/* a window of memory nodes and blocks are read
+				 * from: a program allocates them near each other */
+	uint64_t cache_base, cache_len;
 };
 
 /* A walker over @m for @p, visiting at most @limit things. */

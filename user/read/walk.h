@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "process/procmaps.h"
 #include "read/plan.h"
 
 #define MW_WALK_TRIES	3	/* a walk whose memory changed under it */
@@ -27,6 +28,9 @@ struct mw_mem {
 	int (*read)(const struct mw_mem *m, uint64_t addr, void *buf, size_t len);
 	pid_t pid;
 	const void *image;
+	/* the target's mappings when known (sorted): a buffer a header claims
+	 * is checked against them, not read */
+	const struct mw_maps *maps;
 };
 
 /* @m reading process @pid's memory, with process_vm_readv. */

@@ -17,6 +17,7 @@
 #include "memwatch.skel.h"
 #include "log.h"
 #include "process/memory.h"
+#include "process/procmaps.h"
 #include "read/expr.h"
 #include "read/param.h"
 #include "read/plan.h"
@@ -160,14 +161,12 @@ static bool root_mapped(pid_t pid, uint64_t addr)
 
 /* Every root the roots table holds for @w's structures read through a
  * parameter, walked; a root that is gone taken out. */
-static void sample_roots(struct mw_session *s, struct mw_watched *w)
+static void sample_roots(struct mw_session *s, struct mw_watched *w, const struct mw_mem *mem)
 {
 	struct bpf_map *map = s->skel->maps.roots;
 	struct mw_root_key key, next, *prev = NULL;
-	struct mw_mem mem;
 	bool gone = false;
 
-	walk__process(&mem, w->target.pid);
 	while (!gone && !bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
 		struct mw_read *r;
 		struct mw_struct_sample *ss;
@@ -182,7 +181,7 @@ static void sample_roots(struct mw_session *s, struct mw_watched *w)
 			continue;
 		r = &w->reads[key.struct_id];
 		ss = &w->last.s[key.struct_id];
-		err = walk__run(&mem, &r->plan, key.addr, s->opts.read_limit, &got);
+		err = walk__run(mem, &r->plan, key.addr, s->opts.read_limit, &got);
 		if (err == -ESRCH) {
 			gone = true;	/* its final row says what it had */
 			break;
@@ -211,12 +210,12 @@ static void sample_roots(struct mw_session *s, struct mw_watched *w)
 }
 
 /* Structure @k's figures this interval, from its root(s). */
-static void sample_one(struct mw_watched *w, int k, const struct mw_options *o)
+static void sample_one(struct mw_watched *w, int k, const struct mw_options *o,
+		       const struct mw_mem *mem)
 {
 	struct mw_read *r = &w->reads[k];
 	struct mw_struct_sample *ss = &w->last.s[k];
 	struct mw_reading got;
-	struct mw_mem mem;
 	int err;
 
 	if (r->plan.from_arg) {
@@ -229,8 +228,7 @@ static void sample_one(struct mw_watched *w, int k, const struct mw_options *o)
 		return;
 	}
 	ss->roots = 1;
-	walk__process(&mem, w->target.pid);
-	err = walk__run(&mem, &r->plan, r->plan.root + r->bias, o->read_limit, &got);
+	err = walk__run(mem, &r->plan, r->plan.root + r->bias, o->read_limit, &got);
 	if (err == -ESRCH)
 		return;		/* gone: its final row says what it had */
 	if (err) {
@@ -244,8 +242,16 @@ static void sample_one(struct mw_watched *w, int k, const struct mw_options *o)
 void reads__sample(struct mw_session *s, struct mw_watched *w)
 {
 	int n = w->last.nstructs < s->opts.nstructs ? w->last.nstructs : s->opts.nstructs;
+	struct mw_maps maps = { 0 };
+	struct mw_mem mem;
 	bool params = false;
 
+	if (!w->reads)
+		return;
+	walk__process(&mem, w->target.pid);
+	/* the buffers headers claim are checked against these, not read */
+	if (!procmaps__load(w->target.pid, &maps))
+		mem.maps = &maps;
 	for (int k = 0; w->reads && k < n; k++) {
 		struct mw_struct_sample *ss = &w->last.s[k];
 
@@ -257,10 +263,11 @@ void reads__sample(struct mw_session *s, struct mw_watched *w)
 		params |= w->reads[k].planned && w->reads[k].plan.from_arg;
 	}
 	if (params)
-		sample_roots(s, w);
-	for (int k = 0; w->reads && k < n; k++) {
+		sample_roots(s, w, &mem);
+	for (int k = 0; k < n; k++) {
 		if (w->reads[k].planned)
-			sample_one(w, k, &s->opts);
+			sample_one(w, k, &s->opts, &mem);
 		w->last.s[k].read_errors = w->reads[k].errors;
 	}
+	procmaps__free(&maps);
 }
