@@ -177,6 +177,10 @@ $(BUILD)/targets/read_c: tests/targets/read_c.c tests/targets/say.h | $(BUILD)/t
 	$(Q)$(CC) -O2 -g -Wall -pthread $< -o $@
 $(BUILD)/targets/read_c.nodebug: $(BUILD)/targets/read_c
 	$(Q)objcopy --strip-debug $< $@
+# and its debug information in a file of its own, found by .gnu_debuglink
+$(BUILD)/targets/read_c.split: $(BUILD)/targets/read_c
+	$(Q)objcopy --only-keep-debug $< $@.debug
+	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $< $@
 
 # structures in a release build: tail calls, clones, cold and split parts
 $(BUILD)/targets/optimized: tests/targets/optimized.c tests/targets/say.h | $(BUILD)/targets
@@ -307,16 +311,16 @@ integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
 	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
 	     $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp \
 	     $(UNWIND_TARGETS) $(BUILD)/targets/libplugin.so $(BUILD)/targets/launch_target_linked \
-	     $(BUILD)/targets/read_c.nodebug
+	     $(BUILD)/targets/read_c.nodebug $(BUILD)/targets/read_c.split
 	MEMWATCH_ALL_TARGETS=1 $(BUILD)/integration_tests --jobs 1
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch
 	$(Q)$(MAKE) --no-print-directory unit integration glibcview-test fuzz-regress
 
-$(BUILD)/demo: examples/demo.c | $(BUILD)
-	$(call msg,CC,$@)
-	$(Q)$(CC) -O2 -g -Wall $< -o $@
+$(BUILD)/demo: examples/demo.cpp | $(BUILD)
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -O2 -g -Wall $< -o $@
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/demo
@@ -325,6 +329,14 @@ demo: deps
 $(BUILD)/bench/%: tests/bench/%.c
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(CC) -O2 -g -Wall $< -o $@
+
+# --read's targets: a map of a million elements, in Rust and in C++
+$(BUILD)/bench/read_big_rust: tests/bench/read_big.rs
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$(RUSTC) -C opt-level=2 -C debuginfo=2 --edition 2021 $< -o $@
+$(BUILD)/bench/read_big_cxx: tests/bench/read_big.cpp
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$(CXX) -O2 -g -Wall $< -o $@
 
 # the same loop in a process that maps libgcc_s's unwinder, as C++ and
 # Rust programs do: memwatch then reads --delta ret at return instructions
@@ -349,8 +361,14 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/pair_loop \
 		$(BUILD)/bench/pair_loop_unwind $(BUILD)/bench/pair_loop_cxx $(BUILD)/targets/prologues \
-		$(BUILD)/bench/pprof_build
+		$(BUILD)/bench/pprof_build $(BUILD)/bench/read_big_rust $(BUILD)/bench/read_big_cxx
 	$(Q)bash tests/bench/run.sh
+
+# the --read section alone
+bench-read: deps
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/read_big_rust \
+		$(BUILD)/bench/read_big_cxx
+	$(Q)BENCH_ONLY=read bash tests/bench/run.sh
 
 # docs/metrics.md from the tables of user/export/fields.c; the unit tests
 # fail when the committed file is stale
@@ -412,7 +430,7 @@ FUZZ_LIBS_http     := -Wl,--wrap=getaddrinfo $(FUZZ_CLI_LIBS)
 FUZZ_SRCS_webconfig := user/web/webconfig.c user/log.c
 FUZZ_LIBS_webconfig := -lyaml -lgnutls -lmicrohttpd
 
-.PHONY: fuzz fuzz-regress
+.PHONY: fuzz fuzz-regress bench-read
 
 $(foreach n,$(FUZZ_NAMES),$(eval $(BUILD)/fuzz/fuzz_$(n): $(FUZZ_SRCS_$(n))))
 

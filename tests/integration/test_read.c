@@ -17,6 +17,7 @@
 
 static const char *const read_c[] = { TARGET("read_c"), NULL };
 static const char *const read_c_nodebug[] = { TARGET("read_c.nodebug"), NULL };
+static const char *const read_c_split[] = { TARGET("read_c.split"), NULL };
 static const char *const read_rust[] = { TARGET("read_rust"), NULL };
 static const char *const read_cxx[] = { TARGET("read_cxx"), NULL };
 
@@ -272,6 +273,22 @@ Test(read, rust_map_freed_and_rebuilt__never_wrong, .timeout = 120)
 	cr_expect_eq(s.target.status, 0, "the target exits 0");
 	cr_expect(complete > 0 || session_int(&s, "reg_read_errors") > 0,
 		  "each interval either completed or counted an error");
+}
+
+/* Debug information in a file of its own (found by the object's
+ * .gnu_debuglink, beside it, as gdb finds it): read the same. */
+Test(read, c_separate_debug_file__read_the_same, .timeout = 60)
+{
+	const char *extra[] = { "--no-heap", "--struct", "gen", "--read", "srv.generation", NULL };
+	struct session s;
+	char *reply;
+
+	session_start_target(&s, read_c_split, extra);
+	cr_expect(strstr(proc_stderr(&s.mw), "reads srv as an integer"), "%s", proc_stderr(&s.mw));
+	reply = session_command(&s, "run 2000\n");
+	session_settle(&s);
+	expect_read(&s, "gen", reply_int(reply, "generation"), reply);
+	session_stop(&s);
 }
 
 /* The same figures as OpenMetrics families, with the struct label. */
