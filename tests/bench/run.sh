@@ -28,15 +28,18 @@
 #
 # Then: cost against the number of live blocks (1K, 1M, 10M), 8 threads at
 # once, memwatch's memory per live block, what a structure function's
-# call costs in each way memwatch sees it, building the heap profiles for
-# 1,000 and 10,000 sites, and memwatch's own CPU and RSS.
+# call costs in each way memwatch sees it, structures read from memory
+# (--read: a 1M-element HashMap<u64, Vec<u8>> and unordered_map<string,
+# vector<int>>, memwatch's CPU per walk and the target's speed beside
+# untraced), building the heap profiles for 1,000 and 10,000 sites, and
+# memwatch's own CPU and RSS.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 # BENCH_QUICK=1: one round of everything, smaller loops (about 2 minutes)
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	: "${BENCH_PAIRS:=10000}" "${BENCH_ROUNDS:=1}" "${BENCH_SCALE:=1000}"
-	: "${BENCH_CPU_SECONDS:=3}" "${BENCH_REDIS_REQUESTS:=5000}"
+	: "${BENCH_CPU_SECONDS:=3}" "${BENCH_REDIS_REQUESTS:=5000}" "${BENCH_READ_ELEMENTS:=100000}"
 fi
 PAIRS=${BENCH_PAIRS:-30000}
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -50,6 +53,8 @@ LIBC=$(awk '$NF ~ /libc\.so\.6$/ {print $NF; exit}' /proc/self/maps)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 
 median() { sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "-"}'; }
+# col FILE NAME: column NAME of the last row of the CSV feed FILE
+col() { awk -F, -v n="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == n) c = i} END {print c ? $c : "-"}' "$1"; }
 
 # start_loop PAIRS THREADS [BINARY [PRELOAD]]: a fresh target on a coprocess
 start_loop() {
@@ -153,6 +158,12 @@ measure() {
 
 echo "memwatch bench: $(nproc) CPUs, Linux $(uname -r), $PAIRS pairs or calls a run,"
 echo "$ROUNDS rounds, modes alternated"
+
+# BENCH_ONLY=read (make bench-read): the --read section alone
+if [ "${BENCH_ONLY:-}" = read ]; then
+	source tests/bench/read.sh
+	exit 0
+fi
 
 # ---------------------------------------------------------- allocators
 # fam_preload FAMILY: the library to preload ("" for glibc and C++)
@@ -514,6 +525,9 @@ echo "  entry: --no-heap, the entry probe alone; ret: --delta ret in a C target"
 echo "  (a return probe); ret-unwinding: the same where the target maps an"
 echo "  unwinder (probes on its return instructions); heap-scope: heap mode,"
 echo "  the insert's scope known from its entry"
+
+# ------------------------------------------------ structures read (--read)
+source tests/bench/read.sh
 
 # ------------------------------------------------------- heap profiles
 echo
