@@ -1,47 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * demo.c - the program `make demo` observes: a small cache that grows for
- * a few seconds, then is trimmed, in a loop, so the feed shows the heap
- * and the structure moving. Its insert and remove functions are the ones
- * the demo names with --struct cache --insert cache_insert ...
+ * demo.cpp - the program `make demo` observes: a cache, a
+ * std::unordered_map of strings, that grows for three seconds and is
+ * trimmed for two, in a loop, so the feed shows the heap and the
+ * structure moving. memwatch counts it two ways: by the calls of its
+ * insert and remove functions (--struct cache --insert cache_insert ...,
+ * a change since attach), and by reading the map itself from memory
+ * (--read cache: its length and the bytes it holds, absolute).
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <unordered_map>
 
-struct entry {
-	struct entry *next;
-	char *value;
-};
+std::unordered_map<unsigned long, std::string> cache;
+static unsigned long next_key, oldest;
 
-static struct entry *head;
-static long count;
-
-/* Adds one entry: two allocations, charged to the cache. */
-__attribute__((noinline)) void cache_insert(size_t value_size)
+/* Adds one entry: its node, its string, at times a larger bucket array. */
+extern "C" __attribute__((noinline)) void cache_insert(size_t value_size)
 {
-	struct entry *e = malloc(sizeof(*e));
-
-	e->value = malloc(value_size);
-	memset(e->value, 'x', value_size);
-	e->next = head;
-	head = e;
-	count++;
+	cache.emplace(next_key++, std::string(value_size, 'x'));
 }
 
-/* Removes the newest entry; returns 1 if there was one. */
-__attribute__((noinline)) int cache_remove(void)
+/* Removes the oldest entry; returns 1 if there was one. */
+extern "C" __attribute__((noinline)) int cache_remove(void)
 {
-	struct entry *e = head;
-
-	if (!e)
+	if (oldest == next_key)
 		return 0;
-	head = e->next;
-	free(e->value);
-	free(e);
-	count--;
+	cache.erase(oldest++);
 	return 1;
 }
 
