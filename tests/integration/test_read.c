@@ -292,12 +292,12 @@ Test(read, c_separate_debug_file__read_the_same, .timeout = 60)
 }
 
 /* The same figures as OpenMetrics families, with the struct label. */
-Test(read, openmetrics__length_and_errors_families, .timeout = 60)
+Test(read, openmetrics__length_errors_complete_roots_families, .timeout = 60)
 {
 	const char *targv[] = { TARGET("read_c"), NULL };
 	struct proc t, mw;
 	char pid[16], want[160], *line, *reply;
-	bool length = false, errors = false;
+	bool length = false, errors = false, complete = false, roots = false;
 
 	proc_spawn(&t, targv);
 	cr_assert(proc_line(&t, 10000), "target ready");
@@ -314,9 +314,15 @@ Test(read, openmetrics__length_and_errors_families, .timeout = 60)
 			length = strstr(line, want) != NULL;
 		if (!strncmp(line, "memwatch_struct_read_errors_total{", 34))
 			errors = strstr(line, "struct=\"gen\"} 0") != NULL;
+		if (!strncmp(line, "memwatch_struct_read_complete{", 30))
+			complete = strstr(line, "struct=\"gen\"} 1") != NULL;
+		if (!strncmp(line, "memwatch_struct_roots{", 22))
+			roots = strstr(line, "struct=\"gen\"} 1") != NULL;
 	}
 	cr_expect(length, "memwatch_struct_length ...%s", want);
 	cr_expect(errors, "memwatch_struct_read_errors_total at 0");
+	cr_expect(complete, "memwatch_struct_read_complete at 1");
+	cr_expect(roots, "memwatch_struct_roots at 1: a global");
 	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0: %s", proc_stderr(&mw));
 	proc_send(&t, "quit\n");
 	proc_wait(&t, 5000);

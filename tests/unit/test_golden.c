@@ -22,6 +22,7 @@
 static const struct mw_struct_spec structs[] = {
 	{ .name = "cache", .size = 64, .probed = true },
 	{ .name = "index", .size = 0, .probed = true },
+	{ .name = "dag", .size = 0, .read = "self.dag", .probed = true },
 };
 
 static struct mw_site_row site_rows[] = {
@@ -60,11 +61,18 @@ static void snapshots(struct mw_snapshot *s, int step)
 		s[t].overhead_percent = 0.25 + t + step / 8.0;
 		s[t].heap_attached = true;
 		s[t].heap_since = (struct timespec){ 1764699000 + t, 500000000 };
-		s[t].nstructs = 2;
+		s[t].nstructs = 3;
 		s[t].s[0] = (struct mw_struct_sample){ .elements = 500 + step, .bytes = 77777 + step, .estimated_bytes = (500 + step) * 64,
 				.insert_calls = 600, .remove_calls = 100, .alloc_bytes = 90000 };
 		s[t].s[1] = (struct mw_struct_sample){ .elements = -3 - t, .bytes = 4064, .estimated_bytes = 0,
 				.insert_calls = 222, .remove_calls = 128 + step, .alloc_bytes = 4064 };
+		/* read from memory: whole in the first target, two roots; the
+		 * second's walk did not finish (no length, no bytes) */
+		s[t].s[2] = (struct mw_struct_sample){ .elements = 30 + step, .bytes = 5120,
+				.insert_calls = 31, .remove_calls = 1, .alloc_bytes = 6144,
+				.length = 530 + step, .length_known = true, .retained_bytes = 1250000 + step,
+				.read_complete = t == 0, .read_errors = 3u * (unsigned)t + (unsigned)step,
+				.roots = 2 };
 	}
 	s[0].sites = &sites;
 	s[0].has_glibc = true;
@@ -78,7 +86,7 @@ static void snapshots(struct mw_snapshot *s, int step)
 
 static struct mw_layout layout(bool heap)
 {
-	return (struct mw_layout){ .structs = structs, .nstructs = 2, .heap = heap,
+	return (struct mw_layout){ .structs = structs, .nstructs = 3, .heap = heap,
 				   .sites = heap, .top = 10 };
 }
 

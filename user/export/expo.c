@@ -20,6 +20,7 @@ enum value {
 	V_COUNTER, V_RSS, V_LOST, V_OVERHEAD, V_HEAP_ATTACHED, V_HEAP_SINCE,
 	V_S_ELEMENTS, V_S_BYTES, V_S_ESTIMATED, V_S_INSERTS, V_S_REMOVES,
 	V_S_LENGTH, V_S_RETAINED, V_S_READ_ERRORS,	/* --read */
+	V_S_READ_COMPLETE, V_S_ROOTS,
 };
 
 struct family {
@@ -44,6 +45,8 @@ static const struct family families[] = {
 	{ &mw_struct_fields[MW_STF_LENGTH], V_S_LENGTH, NULL, false },
 	{ &mw_struct_fields[MW_STF_RETAINED], V_S_RETAINED, NULL, false },
 	{ &mw_struct_fields[MW_STF_READ_ERRORS], V_S_READ_ERRORS, NULL, false },
+	{ &mw_struct_fields[MW_STF_READ_COMPLETE], V_S_READ_COMPLETE, NULL, false },
+	{ &mw_struct_fields[MW_STF_ROOTS], V_S_ROOTS, NULL, false },
 };
 
 static bool is_struct(enum value v)
@@ -151,6 +154,8 @@ static void struct_samples(FILE *f, const struct family *fam,
 		case V_S_LENGTH:	v = ss->length; break;
 		case V_S_RETAINED:	v = (int64_t)ss->retained_bytes; break;
 		case V_S_READ_ERRORS:	v = (int64_t)ss->read_errors; break;
+		case V_S_READ_COMPLETE:	v = ss->read_complete; break;
+		case V_S_ROOTS:		v = ss->roots; break;
 		default:		v = (int64_t)ss->remove_calls; break;
 		}
 		/* structure names are [A-Za-z_][A-Za-z0-9_]*: nothing to escape */

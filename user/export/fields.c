@@ -124,10 +124,10 @@ const struct mw_field mw_struct_fields[MW_STF__COUNT] = {
 			      "Heap bytes a structure read from memory owns (--read): its buffers at their capacity, the blocks its elements own in turn, and each shared block (Arc, Rc, shared_ptr) once.", false },
 	[MW_STF_READ_ERRORS] = { "_read_errors", "memwatch_struct_read_errors", NULL,
 				 "Walks of a structure's memory that could not finish (--read).", true },
-	[MW_STF_READ_COMPLETE] = { "_read_complete", NULL, NULL,
-				   "1 when this interval's walk of the structure finished (--read); else its length and retained bytes are empty.",
+	[MW_STF_READ_COMPLETE] = { "_read_complete", "memwatch_struct_read_complete", NULL,
+				   "1 when this interval's walk of the structure finished (--read); else its length and retained bytes are left out (empty in the CSV).",
 				   false },
-	[MW_STF_ROOTS] = { "_roots", NULL, NULL,
+	[MW_STF_ROOTS] = { "_roots", "memwatch_struct_roots", NULL,
 			   "Instances of the structure read this interval (--read); figures are their sum.",
 			   false },
 };

@@ -89,8 +89,8 @@ enum mw_struct_figure {
 	MW_STF_LENGTH,
 	MW_STF_RETAINED,
 	MW_STF_READ_ERRORS,
-	MW_STF_READ_COMPLETE,	/* a CSV column */
-	MW_STF_ROOTS,		/* a CSV column */
+	MW_STF_READ_COMPLETE,
+	MW_STF_ROOTS,
 	MW_STF__COUNT,
 };
 extern const struct mw_field mw_struct_fields[MW_STF__COUNT];
