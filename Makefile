@@ -228,6 +228,11 @@ $(BUILD)/targets/read_rust: tests/targets/read_rust.rs | $(BUILD)/targets
 $(BUILD)/targets/read_cxx: tests/targets/read_cxx.cpp tests/targets/say.h | $(BUILD)/targets
 	$(call msg,CXX,$@)
 	$(Q)$(CXX) -O2 -g -Wall -pthread $< -o $@
+# a node built as a release is, with debug = 2: names as people write
+# them, and a method left only as inlined copies
+$(BUILD)/targets/rust_node: tests/targets/rust_node.rs | $(BUILD)/targets
+	$(call msg,RUSTC,$@)
+	$(Q)$(RUSTC) -C opt-level=2 -C debuginfo=2 -C panic=unwind --edition 2021 $< -o $@
 $(BUILD)/targets/unwind_rust: tests/targets/unwind_rust.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -C opt-level=2 -C panic=unwind -g --edition 2021 $< -o $@
@@ -407,7 +412,7 @@ FUZZ_SRCS_procmaps := user/process/procmaps.c
 FUZZ_LIBS_procmaps :=
 FUZZ_SRCS_walk     := user/read/walk.c user/read/decode.c user/read/deep.c
 FUZZ_LIBS_walk     :=
-FUZZ_SRCS_symmatch := user/symbols/symmatch.c
+FUZZ_SRCS_symmatch := user/symbols/symmatch.c user/symbols/pathname.c
 FUZZ_LIBS_symmatch := -liberty
 # cli.c (config.c applies each line through it; fuzz_http gives it the
 # --listen spec) reaches most modules
@@ -417,7 +422,7 @@ FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/web/http.c \
 		      user/probes/allocator.c user/symbols/elfsym.c user/symbols/golang.c \
 		      user/probes/probes.c user/read/expr.c \
 		      user/probes/placement.c user/process/objects.c user/process/procmaps.c \
-		      user/process/target.c user/symbols/symmatch.c user/symbols/debugfile.c \
+		      user/process/target.c user/symbols/symmatch.c user/symbols/pathname.c user/symbols/debugfile.c \
 		      user/web/api.c user/web/json.c user/export/row.c user/export/fields.c \
 		      user/export/timestamp.c user/web/page.c user/sample/history.c $(WEB_GEN)
 FUZZ_CLI_LIBS      := -lelf -ldw -lz -liberty -lmicrohttpd -lcapstone -ljson-c -lpthread -lyaml -lgnutls -lcrypt

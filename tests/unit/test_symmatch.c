@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_symmatch.c - the symbol matcher on real C++ and Rust manglings. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
+#include "symbols/pathname.h"
 #include "symbols/symmatch.h"
 
 static bool matches(const char *pattern, const char *raw)
@@ -69,10 +71,10 @@ Test(symmatch, plain_c_name__exact_only)
 
 Test(symmatch, distance__edits_counted_and_capped)
 {
-	cr_expect_eq(symmatch__distance("table_insrt", "table_insert", 10), 1, "one insertion");
-	cr_expect_eq(symmatch__distance("abc", "abc", 10), 0, "equal");
-	cr_expect_eq(symmatch__distance("kitten", "sitting", 10), 3, "the classic pair");
-	cr_expect_eq(symmatch__distance("a", "completely_other", 4), 4, "capped");
+	cr_expect_eq(pathname__distance("table_insrt", "table_insert", 10), 1, "one insertion");
+	cr_expect_eq(pathname__distance("abc", "abc", 10), 0, "equal");
+	cr_expect_eq(pathname__distance("kitten", "sitting", 10), 3, "the classic pair");
+	cr_expect_eq(pathname__distance("a", "completely_other", 4), 4, "capped");
 }
 
 /* rustc -C symbol-mangling-version=v0 of rust_dag::dag::Consensus::gc,
@@ -147,4 +149,112 @@ Test(symmatch, clones__match_by_source_name)
 	cr_expect(matches("dag::Consensus::gc", "_ZN3dag9Consensus2gc17h0123456789abcdefE.llvm.4242"),
 		  "Rust ThinLTO rename by its path");
 	cr_expect(matches("item_*", "item_push.isra.0"), "a glob over the source name");
+}
+
+/* Names as people write them: a unique "::" suffix of the demangled
+ * path, with or without generic arguments (pathname.c). */
+Test(symmatch, paths__segments_and_tails)
+{
+	cr_expect_eq(pathname__segments("add"), 1);
+	cr_expect_eq(pathname__segments("a::B::add"), 3);
+	cr_expect_eq(pathname__segments("<a::X as b::Tr>::m"), 2, "inside brackets is not split");
+	cr_expect_eq(pathname__segments("a::Vec<b::C>::push"), 3);
+	cr_expect_eq(pathname__segments("ns::operator<<"), 2, "an operator's '<' is no bracket");
+	cr_expect_str_eq(pathname__tail("a::B::add", 2), "B::add");
+	cr_expect_str_eq(pathname__tail("a::B::add", 5), "a::B::add", "fewer: the whole");
+	cr_expect_str_eq(pathname__tail("a::Vec<b::C>::push", 2), "Vec<b::C>::push");
+}
+
+Test(symmatch, paths__suffix_only_at_a_segment)
+{
+	cr_expect(pathname__is_suffix("node::State::add", "add"));
+	cr_expect(pathname__is_suffix("node::State::add", "State::add"));
+	cr_expect(pathname__is_suffix("node::State::add", "node::State::add"), "the whole path");
+	cr_expect(!pathname__is_suffix("node::State::add", "dd"), "not mid-segment");
+	cr_expect(!pathname__is_suffix("node::State::add", "tate::add"));
+	cr_expect(!pathname__is_suffix("node::State::add", ""), "nothing names nothing");
+	cr_expect(!pathname__is_suffix("a::Vec<b::C>::push", "C>::push"), "not inside brackets");
+	cr_expect(!pathname__is_suffix(NULL, "add"));
+}
+
+Test(symmatch, paths__generic_arguments_dropped)
+{
+	char *p;
+
+	cr_expect_str_eq((p = pathname__plain("g::store::Table<u64>::put")), "g::store::Table::put");
+	free(p);
+	cr_expect_str_eq((p = pathname__plain("a::f<Vec<u8>, b::C<d::E>>")), "a::f", "nested");
+	free(p);
+	cr_expect_str_eq((p = pathname__plain("core::ptr::drop_in_place::<a::B<u8>>")),
+			 "core::ptr::drop_in_place", "Rust's turbofish");
+	free(p);
+	cr_expect_str_eq((p = pathname__plain("<a::X<u8> as b::Tr<u16>>::m::<u32>")),
+			 "<a::X<u8> as b::Tr<u16>>::m", "a qualified path's first segment stays");
+	free(p);
+	cr_expect_null(pathname__plain("a::b::c"), "none to drop");
+	cr_expect_null(pathname__plain("std::operator<<"), "an operator keeps its name");
+	cr_expect_null(pathname__plain("<a::X as b::Tr>::m"), "nothing else to drop");
+}
+
+/* What real rustc manglings answer to: 1.95's legacy and v0 forms of
+ * g::store::Table<T>::put and g::consensus::ConsensusState::add_certificate. */
+Test(symmatch, rust_paths__suffix_and_without_generics)
+{
+	static const char *const put[] = {
+		"_ZN1g5store14Table$LT$T$GT$3put17hc937acc9921ba91eE",
+		"_RNvMNtCshhNdl82Kjmm_1g5storeINtB2_5TableyE3putB4_",
+	};
+	static const char *const add[] = {
+		"_ZN1g9consensus14ConsensusState15add_certificate17h0d4f7e7d3b53f03eE",
+		"_RNvMNtCshhNdl82Kjmm_1g9consensusNtB2_14ConsensusState15add_certificate",
+	};
+	struct mw_symname n;
+
+	for (int i = 0; i < 2; i++) {
+		symname__init(&n, put[i]);
+		cr_expect(symmatch__match("g::store::Table::put", &n), "%s: the path without <T>", put[i]);
+		cr_expect(symmatch__suffix("Table::put", &n), "%s: a suffix without <T>", put[i]);
+		cr_expect(symmatch__suffix("put", &n), "%s: the method", put[i]);
+		cr_expect(!symmatch__suffix("ut", &n), "%s: not mid-segment", put[i]);
+		cr_expect(!symmatch__suffix("*put", &n), "a glob is no suffix");
+		symname__free(&n);
+		symname__init(&n, add[i]);
+		cr_expect(symmatch__suffix("ConsensusState::add_certificate", &n), "%s", add[i]);
+		cr_expect(symmatch__suffix("add_certificate", &n), "%s", add[i]);
+		cr_expect(!symmatch__match("add_certificate", &n), "%s: a suffix is not whole", add[i]);
+		symname__free(&n);
+	}
+	symname__init(&n, "add_certificate");
+	cr_expect(!symmatch__suffix("add_certificate", &n), "a C name has no path: matched whole");
+	symname__free(&n);
+}
+
+Test(symmatch, nearest__by_as_many_segments_as_written)
+{
+	static const char *const names[] = {
+		"rustnode::consensus::ConsensusState::add_certificate",
+		"rustnode::consensus::ConsensusState::heap_bytes",
+		"rustnode::mempool::Pool::insert",
+		"core::fmt::write",
+	};
+	struct mw_nearest near;
+	char buf[512];
+
+	nearest__init(&near, "add_certifcate");
+	for (size_t i = 0; i < 4; i++)
+		nearest__offer(&near, names[i]);
+	nearest__format(&near, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "; nearest: rustnode::consensus::ConsensusState::add_certificate",
+			 "a misspelt method: its last segment weighed, the whole path named");
+	nearest__init(&near, "rustnode::consensus::ConsensusState::add_certifcate");
+	for (size_t i = 0; i < 4; i++)
+		nearest__offer(&near, names[i]);
+	nearest__format(&near, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "; nearest: rustnode::consensus::ConsensusState::add_certificate",
+			 "a misspelt full path: the right function, not heap_bytes");
+	nearest__init(&near, "nothing_like_it");
+	for (size_t i = 0; i < 4; i++)
+		nearest__offer(&near, names[i]);
+	nearest__format(&near, buf, sizeof(buf));
+	cr_expect_str_empty(buf, "nothing near: nothing said");
 }

@@ -24,6 +24,7 @@
 #include "memwatch.h"
 #include "symbols/golang.h"
 #include "symbols/inlined.h"
+#include "symbols/pathname.h"
 #include "probes/placement.h"
 #include "probes/roots.h"
 #include "probes/structs.h"
@@ -47,8 +48,10 @@ static bool is_primary(const struct mw_symname *n)
 	return !(n->clone & ~(unsigned)MW_CLONE_RENAMED);
 }
 
-size_t structs__matches(const char *pattern, const struct mw_objects *o,
-			struct mw_match **out)
+/* The functions @pattern names whole, and with @suffix those it names by
+ * a suffix of their path too; one per address. */
+static size_t collect(const char *pattern, const struct mw_objects *o, bool suffix,
+		      struct mw_match **out)
 {
 	struct mw_match *v = NULL;
 	size_t n = 0, cap = 0;
@@ -56,11 +59,13 @@ size_t structs__matches(const char *pattern, const struct mw_objects *o,
 	for (size_t i = 0; i < o->n; i++) {
 		for (size_t j = 0; j < elfsym__count(o->v[i].elf); j++) {
 			const struct mw_sym *s = elfsym__at(o->v[i].elf, j);
+			const struct mw_symname *nm = &o->v[i].names[j];
 			bool dup = false;
 
 			/* a .cold part is never entered: not a match, ever */
-			if (!s->offset || (o->v[i].names[j].clone & MW_CLONE_COLD) ||
-			    !symmatch__match(pattern, &o->v[i].names[j]))
+			if (!s->offset || (nm->clone & MW_CLONE_COLD) ||
+			    !(symmatch__match(pattern, nm) ||
+			      (suffix && symmatch__suffix(pattern, nm))))
 				continue;
 			for (size_t k = 0; k < n && !dup; k++)
 				dup = v[k].obj == &o->v[i] && v[k].sym->offset == s->offset;
@@ -75,50 +80,50 @@ size_t structs__matches(const char *pattern, const struct mw_objects *o,
 					break;	/* report what was found */
 				v = nv;
 			}
-			v[n++] = (struct mw_match){ &o->v[i], s, &o->v[i].names[j] };
+			v[n++] = (struct mw_match){ &o->v[i], s, nm };
 		}
 	}
 	*out = v;
 	return n;
 }
 
-/* "nearest: a, b, c": source names (clones' included) within a third of
- * @pattern's length in edits. */
+size_t structs__matches(const char *pattern, const struct mw_objects *o,
+			struct mw_match **out)
+{
+	return collect(pattern, o, false, out);
+}
+
+size_t structs__find(const char *pattern, const struct mw_objects *o,
+		     struct mw_match **out, bool *by_suffix)
+{
+	size_t whole = collect(pattern, o, false, out);
+
+	*by_suffix = false;
+	if (symmatch__is_glob(pattern))
+		return whole;
+	free(*out);
+	/* both kinds at once: "insert" that is a static of libc's and the
+	 * end of a Rust method's path is two functions, not libc's */
+	*by_suffix = !whole;
+	return collect(pattern, o, true, out);
+}
+
+/* "; nearest: a, b, c": source names (clones' included) whose last
+ * segments, as many as @pattern has, are within a third of its length in
+ * edits (pathname.h). */
 static void suggest(const char *pattern, const struct mw_objects *o,
 		    char *buf, size_t len)
 {
-	const char *best[3] = { 0 };
-	unsigned bestd[3], cap = (unsigned)strlen(pattern) / 3 + 1;
-	size_t used = 0;
+	struct mw_nearest near;
 
-	for (int k = 0; k < 3; k++)
-		bestd[k] = cap;
-	for (size_t i = 0; i < o->n; i++) {
+	nearest__init(&near, pattern);
+	for (size_t i = 0; i < o->n; i++)
 		for (size_t j = 0; j < elfsym__count(o->v[i].elf); j++) {
 			const struct mw_symname *nm = &o->v[i].names[j];
-			const char *cand = symname__source(nm);
-			unsigned d = symmatch__distance(pattern, cand, bestd[2]);
-			int k;
 
-			if (d >= bestd[2])
-				continue;
-			for (k = 0; k < 3; k++)
-				if (best[k] && !strcmp(best[k], cand))
-					break;
-			if (k < 3)
-				continue;
-			for (k = 2; k > 0 && d < bestd[k - 1]; k--) {
-				best[k] = best[k - 1];
-				bestd[k] = bestd[k - 1];
-			}
-			best[k] = cand;
-			bestd[k] = d;
+			nearest__offer(&near, nm->plain ? nm->plain : symname__source(nm));
 		}
-	}
-	buf[0] = '\0';
-	for (int k = 0; k < 3 && best[k] && used < len; k++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 k ? ", " : "; nearest: ", best[k]);
+	nearest__format(&near, buf, len);
 }
 
 static void list_matches(const struct mw_match *m, size_t n, char *buf, size_t len)
@@ -453,7 +458,8 @@ static int resolve_func(const struct mw_target *t, const struct mw_options *opts
 	unsigned said_go_heap = 0;
 	struct mw_match *m;
 	char text[2048];
-	size_t n = structs__matches(f->symbol, o, &m);
+	bool by_suffix;
+	size_t n = structs__find(f->symbol, o, &m, &by_suffix);
 	int err = 0;
 
 	if (n == 0 && missing == MW_MISSING_QUIET) {
@@ -483,11 +489,18 @@ static int resolve_func(const struct mw_target *t, const struct mw_options *opts
 	}
 	if (!glob && ambiguous(m, n)) {
 		list_matches(m, n, text, sizeof(text));
-		mw_err("%s '%s' matches %zu functions: %s; name one (with its parameters, or its raw symbol), or use a glob to probe all",
-		       opt, f->symbol, n, text);
+		if (by_suffix)
+			mw_err("%s '%s' ends %zu functions' paths: %s; name one by a longer path, or use a glob ('*%s') to probe all",
+			       opt, f->symbol, n, text, f->symbol);
+		else
+			mw_err("%s '%s' matches %zu functions: %s; name one (by a longer path, with its parameters, or by its raw symbol), or use a glob to probe all",
+			       opt, f->symbol, n, text);
 		free(m);
 		return -1;
 	}
+	if (by_suffix)
+		mw_err("%s '%s' is %s in %s", opt, f->symbol,
+		       symname__source(m[0].name), m[0].obj->shown);
 	if (check_clones(f, m, n) < 0) {
 		free(m);
 		return -1;

@@ -7,6 +7,7 @@
 #ifndef MW_STRUCTS_H
 #define MW_STRUCTS_H
 
+#include <stdbool.h>
 #include "cli.h"
 #include "probes/probes.h"
 #include "probes/roots.h"
@@ -31,6 +32,12 @@ struct mw_match {
  * free() *@out. */
 size_t structs__matches(const char *pattern, const struct mw_objects *o,
 			struct mw_match **out);
+/* The same, and (not for a glob) every function whose demangled path
+ * ends in @pattern at a "::" too; *@by_suffix when none is named whole.
+ * How --insert and --remove names are looked up: several functions are
+ * refused by the caller, whichever way each was named. */
+size_t structs__find(const char *pattern, const struct mw_objects *o,
+		     struct mw_match **out, bool *by_suffix);
 
 /* Adds every structure probe, and the drops of the types of --read roots
  * that are parameters, found into @roots. Probes added, or -1 after one

@@ -16,6 +16,7 @@
 #include "read/dwtype.h"
 #include "read/param.h"
 #include "read/plan.h"
+#include "symbols/pathname.h"
 
 #define MW_DIE_DEPTH	16	/* namespaces and classes nested */
 #define MW_MATCHES	8	/* distinct variables named in an error */
@@ -350,8 +351,15 @@ static enum mw_plan_found pick(struct scan *sc, const char *want, struct build *
 			found[n++] = i;
 		}
 	}
-	if (!total)
+	if (!total) {
+		struct mw_nearest near;
+
+		nearest__init(&near, want);
+		for (size_t i = 0; i < sc->nvars; i++)
+			nearest__offer(&near, sc->vars[i].name);
+		nearest__format(&near, b->err, b->len);
 		return MW_PLAN_NO_ROOT;
+	}
 	if (total == 1) {
 		*out = found[0];
 		return MW_PLAN_OK;

@@ -62,7 +62,8 @@ struct mw_plan {
 enum mw_plan_found {
 	MW_PLAN_OK,		/* @out is the plan */
 	MW_PLAN_NO_DWARF,	/* the object has no DWARF (nor a debug file) */
-	MW_PLAN_NO_ROOT,	/* its DWARF has no such variable */
+	MW_PLAN_NO_ROOT,	/* its DWARF has no such variable; @err holds
+				 * "; nearest: a, b" or "" */
 	MW_PLAN_BAD,		/* it has, and @err says what does not fit */
 };
 

@@ -52,9 +52,10 @@ static void say_planned(const struct mw_watched *w, const char *text, const stru
 
 /* Plans structure @k's --read in the first object of @sc that defines its
  * root. 1 if planned, 0 if no object does (@nodwarf: the executable has
- * no DWARF), -1 after one line. */
+ * no DWARF; @near: the executable's names nearest the root, "; nearest:
+ * ..." or ""), -1 after one line. */
 static int plan_one(struct mw_watched *w, int k, const char *text, const struct mw_scan *sc,
-		    bool *nodwarf)
+		    bool *nodwarf, char *near, size_t nlen)
 {
 	struct mw_read *r = &w->reads[k];
 	const struct mw_root_fn *fn = &sc->roots.v[k];
@@ -91,6 +92,8 @@ static int plan_one(struct mw_watched *w, int k, const char *text, const struct 
 			*nodwarf |= i == 0;
 			break;
 		case MW_PLAN_NO_ROOT:
+			if (i == 0)	/* the executable's near names */
+				snprintf(near, nlen, "%s", err);
 			break;
 		}
 	}
@@ -102,6 +105,7 @@ int reads__resolve(struct mw_session *s, struct mw_watched *w, const struct mw_s
 {
 	for (int k = 0; k < s->opts.nstructs; k++) {
 		const char *text = s->opts.structs[k].read;
+		char near[512] = "";
 		bool nodwarf = false;
 		int r;
 
@@ -111,7 +115,7 @@ int reads__resolve(struct mw_session *s, struct mw_watched *w, const struct mw_s
 			mw_err("out of memory");
 			return -1;
 		}
-		r = plan_one(w, k, text, sc, &nodwarf);
+		r = plan_one(w, k, text, sc, &nodwarf, near, sizeof(near));
 		if (r < 0)
 			return -1;
 		if (r > 0 || missing == MW_MISSING_QUIET)
@@ -121,8 +125,8 @@ int reads__resolve(struct mw_session *s, struct mw_watched *w, const struct mw_s
 			       text, (int)w->target.pid);
 			continue;
 		}
-		mw_err("--read '%s': no such variable in pid %d's executable or its %zu libraries, nor a parameter of its structure's functions%s%s%s",
-		       text, (int)w->target.pid, sc->objs.n ? sc->objs.n - 1 : 0,
+		mw_err("--read '%s': no such variable in pid %d's executable or its %zu libraries, nor a parameter of its structure's functions%s%s%s%s",
+		       text, (int)w->target.pid, sc->objs.n ? sc->objs.n - 1 : 0, near,
 		       nodwarf ? "; " : "", nodwarf && sc->objs.n ? sc->objs.v[0].shown : "",
 		       nodwarf ? " has no debug information: build it with -g (Rust: debug = 2 in the profile), or install its debug file" : "");
 		return -1;

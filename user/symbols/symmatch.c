@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty/demangle.h>
+#include "symbols/pathname.h"
 #include "symbols/symmatch.h"
 
 /* The longest demangled name kept, in bytes. A short mangled name can
@@ -126,7 +127,7 @@ void symname__init(struct mw_symname *n, const char *raw)
 	const char *name = raw;
 
 	n->raw = raw;
-	n->full = n->bare = n->base = NULL;
+	n->full = n->bare = n->plain = n->base = NULL;
 	n->suffix = raw + strlen(raw);
 	n->clone = 0;
 	/* the first dot that starts a whole clone suffix; a name is never
@@ -148,16 +149,19 @@ void symname__init(struct mw_symname *n, const char *raw)
 		return;
 	n->full = demangle_bounded(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 	n->bare = demangle_bounded(name, DMGL_AUTO);
-	if (n->bare)
+	if (n->bare) {
 		strip_inherent_impl(n->bare);
+		n->plain = pathname__plain(n->bare);
+	}
 }
 
 void symname__free(struct mw_symname *n)
 {
 	free(n->full);
 	free(n->bare);
+	free(n->plain);
 	free(n->base);
-	n->full = n->bare = n->base = NULL;
+	n->full = n->bare = n->plain = n->base = NULL;
 }
 
 const char *symname__display(const struct mw_symname *n, char *buf, size_t len)
@@ -212,40 +216,13 @@ bool symmatch__match(const char *pattern, const struct mw_symname *n)
 	bool glob = symmatch__is_glob(pattern);
 
 	return one(pattern, n->raw, glob) || one(pattern, n->base, glob) ||
-	       one(pattern, n->full, glob) || one(pattern, n->bare, glob);
+	       one(pattern, n->full, glob) || one(pattern, n->bare, glob) ||
+	       one(pattern, n->plain, glob);
 }
 
-unsigned symmatch__distance(const char *a, const char *b, unsigned cap)
+bool symmatch__suffix(const char *pattern, const struct mw_symname *n)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned row[256], best;
-
-	if (la >= 255 || lb >= 255)
-		return cap;
-	if ((la > lb ? la - lb : lb - la) >= cap)
-		return cap;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-
-		row[0] = (unsigned)i;
-		best = row[0];
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j], v;
-
-			v = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < v)
-				v = up + 1;
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			diag = up;
-			row[j] = v;
-			if (v < best)
-				best = v;
-		}
-		if (best >= cap)
-			return cap;
-	}
-	return row[lb] < cap ? row[lb] : cap;
+	if (symmatch__is_glob(pattern) || !n->bare)
+		return false;
+	return pathname__is_suffix(n->bare, pattern) || pathname__is_suffix(n->plain, pattern);
 }

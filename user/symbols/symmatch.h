@@ -33,6 +33,8 @@ struct mw_symname {
 	const char *raw;
 	char *full;	/* demangled with parameters: ns::f(int) */
 	char *bare;	/* demangled without: ns::f */
+	char *plain;	/* bare without generic arguments (a::B<T>::f: a::B::f);
+			 * NULL when bare has none */
 	char *base;	/* raw without the clone suffix; NULL: no suffix */
 	const char *suffix;	/* into raw: ".constprop.0"; "" when none */
 	unsigned clone;		/* enum mw_clone bits */
@@ -48,8 +50,11 @@ const char *symname__display(const struct mw_symname *n, char *buf, size_t len);
 const char *symname__source(const struct mw_symname *n);
 
 bool symmatch__is_glob(const char *pattern);
+/* @pattern is one of @n's names whole (or, a glob, matches one). */
 bool symmatch__match(const char *pattern, const struct mw_symname *n);
-/* Edit distance between @a and @b, capped at @cap (for suggestions). */
-unsigned symmatch__distance(const char *a, const char *b, unsigned cap);
+/* @pattern is a suffix of @n's demangled path that starts at a "::"
+ * segment, with or without the generic arguments (pathname.h): how a
+ * name that matched nothing whole is tried next. Never for a glob. */
+bool symmatch__suffix(const char *pattern, const struct mw_symname *n);
 
 #endif
