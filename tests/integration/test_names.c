@@ -88,3 +88,43 @@ Test(names, rust_near_miss__the_nearest_paths, .timeout = 60)
 	refused(path, path_want);
 	refused(root, root_want);
 }
+
+/* remove_certificate is #[inline(always)]: no symbol, two copies in DWARF
+ * (one in the gc task, one in evict). Each is probed where it starts, so
+ * every removal counts, whichever copy ran. */
+Test(names, rust_inlined_remove__counted_through_its_copies, .timeout = 120)
+{
+	const char *extra[] = { "--no-heap", "--struct", "dag", "--insert", "add_certificate",
+				"--remove", "remove_certificate", NULL };
+	struct session s;
+	const char *err;
+	char *reply;
+
+	session_start_target(&s, rust_node, extra);
+	err = proc_stderr(&s.mw);
+	cr_expect(strstr(err, "--remove 'remove_certificate': pid ") &&
+		  strstr(err, "probes 2 inlined copies of rust_node::consensus::ConsensusState::remove_certificate"),
+		  "says what it found in DWARF: %s", err);
+	session_command(&s, "run 40\n");
+	reply = session_command(&s, "gc 5\n");
+	cr_assert_gt(reply_int(reply, "removed"), 1, "the gc task removed several: %s", reply);
+	session_settle(&s);
+	cr_expect_eq(session_int(&s, "dag_remove_calls"), reply_int(reply, "removed"),
+		     "each removal in the async task counted: %s", reply);
+	reply = session_command(&s, "evict\n");
+	session_settle(&s);
+	cr_expect_eq(session_int(&s, "dag_remove_calls"), reply_int(reply, "removed"),
+		     "and the one in evict: %s", reply);
+	session_stop(&s);
+	cr_expect_eq(s.target.status, 0, "the target exits 0");
+}
+
+Test(names, rust_inlined_only__ret_refused, .timeout = 60)
+{
+	const char *extra[] = { "--no-heap", "--struct", "dag", "--remove", "remove_certificate",
+				"--delta", "ret", NULL };
+	const char *want[] = { "is only inlined (2 copies", "a copy has no return to read",
+			       "use --delta one or argN", NULL };
+
+	refused(extra, want);
+}

@@ -275,7 +275,7 @@ __asm__(
 static int (*volatile split_fn)(long) = split_add;
 
 /* small and static: inlined everywhere, no symbol of its own */
-static long long rounds_odd;
+static long long rounds_odd, rounds_run;
 
 static void note_round(int r)
 {
@@ -303,6 +303,7 @@ static void run(int rounds)
 	for (int r = 0; r < rounds; r++) {
 		long key = r % 50;
 
+		rounds_run++;
 		note_round(r);
 		index_ret += index_add(key);
 		if (r % 3 == 2)
@@ -341,7 +342,7 @@ int main(void)
 			long long node = (long long)sizeof(struct node);
 
 			run(n);
-			say("ran index=%lld index_bytes=%lld index_calls=%lld index_remove_calls=%lld index_ret=%lld table=%lld table_bytes=%lld table_calls=%lld table_remove_calls=%lld blob_bytes=%lld blob_calls=%lld items=%lld items_bytes=%lld pairs=%lld pairs_bytes=%lld regs=%lld regs_bytes=%lld regs_failed=%lld cache=%lld cache_bytes=%lld cache_misses=%lld split=%lld split_bytes=%lld\n",
+			say("ran index=%lld index_bytes=%lld index_calls=%lld index_remove_calls=%lld index_ret=%lld table=%lld table_bytes=%lld table_calls=%lld table_remove_calls=%lld blob_bytes=%lld blob_calls=%lld items=%lld items_bytes=%lld pairs=%lld pairs_bytes=%lld regs=%lld regs_bytes=%lld regs_failed=%lld cache=%lld cache_bytes=%lld cache_misses=%lld split=%lld split_bytes=%lld rounds=%lld\n",
 			    index_elements, index_elements * node, index_calls,
 			    index_remove_calls, index_ret, table_elements,
 			    table_elements * node, table_calls, table_remove_calls,
@@ -349,7 +350,7 @@ int main(void)
 			    pairs_elements, pairs_elements * node, regs_elements,
 			    regs_elements * node, regs_failed, cache_elements,
 			    cache_elements * node, cache_misses, split_elements,
-			    split_elements * node);
+			    split_elements * node, rounds_run);
 		} else if (!strncmp(line, "quit", 4)) {
 			break;
 		}

@@ -18,6 +18,7 @@
 #define MW_MAX_SKIP_BYTES	64	/* look no further for an emulated one */
 #define MW_MAX_SKIP_INSNS	24
 #define MW_MAX_FUNC_BYTES	65536	/* functions larger are not scanned */
+#define MW_INSN_BYTES		15	/* the longest x86 instruction */
 
 /* ------------------------------------------------ what the kernel emulates */
 
@@ -513,6 +514,9 @@ const char *placement__why(const struct mw_placement *p, char *buf, size_t len)
 	case MW_STEP_UNDECODED:
 		snprintf(buf, len, "its code could not be read or decoded");
 		break;
+	case MW_STEP_HERE:
+		snprintf(buf, len, "an inlined copy is probed where it starts, on '%s'", p->insn);
+		break;
 	case MW_STEP_LOST:
 		snprintf(buf, len, "'%s', before its stack check, overwrites an argument memwatch reads", p->insn);
 		break;
@@ -601,6 +605,26 @@ void placement__find_file(const char *path, uint64_t offset, uint64_t size,
 		return;
 	}
 	placement__find(code, size, needs, out);
+	free(code);
+}
+
+void placement__here_file(const char *path, uint64_t offset, const struct mw_abi *abi,
+			  struct mw_placement *out)
+{
+	uint8_t *code = read_code(path, offset, MW_INSN_BYTES);
+	bool emulated = code && placement__emulated(code, MW_INSN_BYTES);
+	cs_insn *insn = NULL;
+	csh h;
+
+	placement__entry(out, abi, !emulated, emulated ? MW_STEP_NO : MW_STEP_HERE);
+	snprintf(out->insn, sizeof(out->insn), "?");
+	if (code && cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK) {
+		if (cs_disasm(h, code, MW_INSN_BYTES, 0, 1, &insn) == 1) {
+			describe(out, insn);
+			cs_free(insn, 1);
+		}
+		cs_close(&h);
+	}
 	free(code);
 }
 

@@ -46,6 +46,7 @@ enum mw_step_why {
 	MW_STEP_FAR,		/* no emulated instruction near the entry */
 	MW_STEP_LANDS,		/* a branch lands in the code that would be skipped */
 	MW_STEP_UNDECODED,	/* the code could not be read or decoded */
+	MW_STEP_HERE,		/* probed where it must be: an inlined copy */
 	MW_STEP_LOST,		/* Go: an argument read is overwritten before
 				 * the stack check, so no probe can see it
 				 * (with stepped false: not to be probed) */
@@ -74,6 +75,10 @@ void placement__find(const uint8_t *code, size_t size, const struct mw_needs *ne
  * long (read from the file). */
 void placement__find_file(const char *path, uint64_t offset, uint64_t size,
 			  const struct mw_needs *needs, struct mw_placement *out);
+/* @out: on the instruction at @path+@offset, never moved (arguments where
+ * @abi puts them): stepped unless the kernel emulates it. */
+void placement__here_file(const char *path, uint64_t offset, const struct mw_abi *abi,
+			  struct mw_placement *out);
 /* @out: at the function's entry (arguments where @abi puts them; NULL:
  * System V), @stepped or not, for @why. */
 void placement__entry(struct mw_placement *out, const struct mw_abi *abi, bool stepped,

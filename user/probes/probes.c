@@ -67,17 +67,14 @@ static void place(const struct mw_probe_table *t, const char *path, uint64_t off
 		placement__entry(at, abi, true, MW_STEP_ASKED);
 }
 
-int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
-		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
-		const struct mw_abi *abi, const char *what)
+/* Adds the probe @at places: 1, 0 for a duplicate, or -ENOMEM. */
+static int insert(struct mw_probe_table *t, const char *path, uint64_t offset,
+		  uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
+		  const struct mw_placement *at, const char *what)
 {
-	struct mw_placement at;
 	struct mw_probe *p;
 
-	place(t, path, offset, size, cookie, prog, retprobe, abi, &at);
-	if (at.why == MW_STEP_LOST)
-		return -EDOM;
-	offset += at.shift;
+	offset += at->shift;
 	/* allocator aliases are one probe; the same function may serve two
 	 * structures, with two cookies */
 	for (size_t i = 0; i < t->n; i++)
@@ -106,13 +103,35 @@ int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 	p->offset = offset;
 	p->size = size;
 	p->cookie = cookie;
-	p->at = at;
-	t->shifted += at.shift != 0;
-	t->stepped += at.stepped;
+	p->at = *at;
+	t->shifted += at->shift != 0;
+	t->stepped += at->stepped;
 	p->prog = prog;
 	p->retprobe = retprobe;
 	t->n++;
 	return 1;
+}
+
+int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
+		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
+		const struct mw_abi *abi, const char *what)
+{
+	struct mw_placement at;
+
+	place(t, path, offset, size, cookie, prog, retprobe, abi, &at);
+	if (at.why == MW_STEP_LOST)
+		return -EDOM;
+	return insert(t, path, offset, size, cookie, prog, retprobe, &at, what);
+}
+
+int probes__add_here(struct mw_probe_table *t, const char *path, uint64_t offset,
+		     uint64_t cookie, enum mw_prog prog, const struct mw_abi *abi,
+		     const char *what)
+{
+	struct mw_placement at;
+
+	placement__here_file(path, offset, abi, &at);
+	return insert(t, path, offset, 0, cookie, prog, false, &at, what);
 }
 
 void probes__drop_structs(struct mw_probe_table *t, uint64_t ids)

@@ -59,6 +59,12 @@ struct mw_probe_table {
 int probes__add(struct mw_probe_table *t, const char *path, uint64_t offset,
 		uint64_t size, uint64_t cookie, enum mw_prog prog, bool retprobe,
 		const struct mw_abi *abi, const char *what);
+/* The same for a probe that must stay at @path+@offset, on an instruction
+ * inside a function (an inlined copy's entry): never moved; single-stepped
+ * unless the kernel emulates that instruction. */
+int probes__add_here(struct mw_probe_table *t, const char *path, uint64_t offset,
+		     uint64_t cookie, enum mw_prog prog, const struct mw_abi *abi,
+		     const char *what);
 /* Takes out the structure probes of the structures in @ids (a bit per
  * id): their probes were detached for good (--max-overhead). */
 void probes__drop_structs(struct mw_probe_table *t, uint64_t ids);

@@ -25,6 +25,7 @@
 #include "symbols/golang.h"
 #include "symbols/inlined.h"
 #include "symbols/pathname.h"
+#include "probes/copies.h"
 #include "probes/placement.h"
 #include "probes/roots.h"
 #include "probes/structs.h"
@@ -445,6 +446,27 @@ static void say_inlined(const struct mw_func_spec *f, const struct mw_match *m, 
 			     : "calls there run no probe and are not seen");
 }
 
+/* Whether the inlined copies of the function @m names were probed
+ * (copies.h): not for ret, which a copy cannot give, nor for a split
+ * function, whose copies of its start reach its probed part. *@err -1
+ * after one message. */
+static bool inlined_probed(const struct mw_target *t, const struct mw_func_spec *f,
+			   const struct mw_match *m, size_t n, bool heap,
+			   struct mw_probe_table *tab, int *err)
+{
+	int k;
+
+	if (f->delta == MW_DELTA_RET)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (m[i].name->clone & MW_CLONE_PART || m[i].obj != m[0].obj)
+			return false;
+	k = copies__probe(t, f, m[0].obj, m, n, heap, tab);
+	if (k < 0)
+		*err = -1;
+	return k != 0;
+}
+
 /* Adds the probes of one --insert/--remove; -1 after one message. */
 static int resolve_func(const struct mw_target *t, const struct mw_options *opts,
 			const struct mw_func_spec *f, const struct mw_objects *o, bool unwinds,
@@ -465,6 +487,15 @@ static int resolve_func(const struct mw_target *t, const struct mw_options *opts
 	if (n == 0 && missing == MW_MISSING_QUIET) {
 		free(m);
 		return 0;
+	}
+	if (n == 0 && !glob && o->n && missing != MW_MISSING_QUIET) {
+		/* no symbol: maybe a function the compiler inlined everywhere */
+		int k = copies__probe(t, f, &o->v[0], NULL, 0, heap, tab);
+
+		if (k) {
+			free(m);
+			return k;
+		}
 	}
 	if (n == 0 && missing == MW_MISSING_WAITS) {
 		mw_err("%s '%s': not in pid %d's executable or its %zu libraries yet; probed when a library that defines it is loaded",
@@ -509,7 +540,7 @@ static int resolve_func(const struct mw_target *t, const struct mw_options *opts
 		mw_err("%s '%s' matches %zu function%s in pid %d", opt, f->symbol,
 		       n, n == 1 ? "" : "s", (int)t->pid);
 	say_clones(t, f, m, n, glob);
-	if (!glob)
+	if (!glob && !inlined_probed(t, f, m, n, heap, tab, &err))
 		say_inlined(f, m, n);
 	for (size_t i = 0; i < n && err >= 0; i++) {
 		struct mw_abi abi = { .go = false };

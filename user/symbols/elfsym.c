@@ -338,6 +338,11 @@ const struct mw_sym *elfsym__at_offset(const struct mw_elf *e, uint64_t offset,
 	return best;
 }
 
+uint64_t elfsym__vaddr_to_offset(const struct mw_elf *e, uint64_t vaddr)
+{
+	return vaddr_to_offset(e, vaddr);
+}
+
 uint64_t elfsym__offset_to_vaddr(const struct mw_elf *e, uint64_t offset)
 {
 	for (size_t i = 0; i < e->nloads; i++) {

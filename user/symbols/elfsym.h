@@ -40,6 +40,9 @@ const struct mw_sym *elfsym__at_offset(const struct mw_elf *e, uint64_t offset,
 /* The link-time address of file offset @offset (through the PT_LOAD
  * segments); 0 if it is in none. */
 uint64_t elfsym__offset_to_vaddr(const struct mw_elf *e, uint64_t offset);
+/* The file offset of link-time address @vaddr (through the PT_LOAD
+ * segments); 0 if it is in none. */
+uint64_t elfsym__vaddr_to_offset(const struct mw_elf *e, uint64_t vaddr);
 /* The link-time address of the exported data object @name (.dynsym);
  * 0 if there is none. */
 uint64_t elfsym__data_vaddr(const struct mw_elf *e, const char *name);
