@@ -82,6 +82,7 @@ struct mw_scope {
 	__u64 sp;
 	__u64 cookie;
 	__u64 ra;
+	__s64 delta;	/* elements the call counted at its entry (one, argN) */
 };
 
 /* The last call of a split function's header on a thread (MW_SF_HEAD):
@@ -98,7 +99,8 @@ struct mw_thread {
 	__u64 declined_sp;	/* a throwing call known to fail, entered here
 				 * and not followed by another event yet */
 	__u32 nscopes;
-	__u32 pad;
+	__u32 exiting;		/* in glibc's __libc_thread_freeres: the thread
+				 * gives its malloc cache back */
 	struct mw_scope scopes[MW_MAX_SCOPES];
 };
 
@@ -567,7 +569,9 @@ static __always_inline void block_resize(__u32 slot, __u64 addr, __u64 size)
 	account_live(slot, size, old.struct_id, old.site);
 }
 
-static __always_inline void block_free(__u32 slot, __u64 addr)
+/* A free of @addr by thread @t. An unknown block is untracked, except
+ * while glibc's thread exit gives its cache back (see thread_exit). */
+static __always_inline void block_free(__u32 slot, __u64 addr, const struct mw_thread *t)
 {
 	struct mw_block blk;
 
@@ -575,7 +579,7 @@ static __always_inline void block_free(__u32 slot, __u64 addr)
 		return;
 	if (block_take(slot, addr, &blk))
 		block_gone(slot, &blk);
-	else
+	else if (!t->exiting)
 		count(slot, MW_C_UNTRACKED_FREES, 1);
 }
 
@@ -704,7 +708,7 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 		return MW_NO_RETURN;
 	}
 	if (op == MW_OP_FREE) {
-		block_free(slot, c.old);
+		block_free(slot, c.old, t);
 		if (!(cookie & MW_ALLOC_PAIRED))
 			return MW_NO_RETURN;
 		c.old = 0;	/* open a call: what it calls is nested */
@@ -1024,6 +1028,7 @@ int struct_enter(struct pt_regs *ctx)
 	__u32 slot = MW_COOKIE_SLOT(cookie), n;
 	struct mw_struct_stats *ss = struct_hit(cookie, entry_hit(cookie));
 	struct mw_thread *t;
+	__s64 delta;
 
 	if (restarting(ctx, pl) || split_call(ctx, pl, cookie, sp))
 		return 0;
@@ -1031,10 +1036,11 @@ int struct_enter(struct pt_regs *ctx)
 		note_root(ctx, pl, cookie, ss);
 	if (want_sites && !(cookie & MW_SF_REMOVE))
 		count_insert_site(slot, MW_SF_ID(cookie), sp);
-	/* one and argN count when the call is made, whether it returns or
-	 * an exception unwinds it; ret counts when it returns */
-	struct_call(ss, cookie, MW_SF_DELTA(cookie) != MW_DELTA_RET,
-		    arg_delta(ctx, pl, MW_SF_DELTA(cookie)));
+	/* one and argN count when the call is made (and are taken back if
+	 * an exception unwinds it: its scope remembers them); ret counts
+	 * when it returns */
+	delta = MW_SF_DELTA(cookie) != MW_DELTA_RET ? arg_delta(ctx, pl, MW_SF_DELTA(cookie)) : 0;
+	struct_call(ss, cookie, MW_SF_DELTA(cookie) != MW_DELTA_RET, delta);
 	if (!(cookie & MW_SF_SCOPE))
 		return 0;
 	t = thread(true);
@@ -1052,6 +1058,7 @@ int struct_enter(struct pt_regs *ctx)
 	t->scopes[n].sp = sp;
 	t->scopes[n].cookie = cookie;
 	t->scopes[n].ra = ra;
+	t->scopes[n].delta = delta;
 	t->nscopes = n + 1;
 	return 0;
 }
@@ -1072,6 +1079,40 @@ int root_drop(struct pt_regs *ctx)
 	struct_hit(cookie, entry_hit(cookie));
 	bpf_map_delete_elem(&roots, &key);
 	return 0;
+}
+
+/*
+ * glibc's __libc_thread_freeres, as a thread ends (libc's debug symbols
+ * give its address; it is not exported). tcache_thread_shutdown then
+ * calls free on every chunk the thread's cache holds, which the program
+ * freed already (memwatch counted those frees), and on the cache itself,
+ * which glibc allocated inside malloc without a call of its own: none
+ * is a block of the program's, so none is an untracked free. A block the
+ * program still had live and that is freed now counts as ever.
+ */
+SEC("uprobe")
+int thread_exit(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct mw_thread *t;
+
+	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
+	t = thread(true);
+	if (t)
+		t->exiting = 1;
+	return 0;
+}
+
+/* The call whose scope @s is was unwound: counted, and what it counted
+ * at its entry taken back. */
+static __always_inline void scope_unwound(const struct mw_scope *s)
+{
+	struct mw_struct_stats *ss = sstats(MW_COOKIE_SLOT(s->cookie), MW_SF_ID(s->cookie));
+
+	if (!ss)
+		return;
+	ss->unwound_calls++;
+	ss->elements -= s->cookie & MW_SF_REMOVE ? -s->delta : s->delta;
 }
 
 /* The call whose scope @s is returns @rc: its scope ends. */
@@ -1151,8 +1192,13 @@ int struct_return(struct pt_regs *ctx)
  * phase: arg2 has _UA_CLEANUP_PHASE | _UA_HANDLER_FRAME, arg4 is the
  * _Unwind_Exception, whose private_2 (offset 24) the unwinder set to that
  * frame's stack pointer at its call (libgcc: its callee's CFA; LLVM's
- * libunwind: its SP). Every scope whose return slot is below it is being
- * unwound: it ends, and a ret delta is not counted (no value returned).
+ * libunwind: its SP). Every scope whose return slot is below it, and
+ * whose call is still open, is being unwound: it ends, counted as
+ * unwound; a ret delta is not counted (no value returned), and one or
+ * argN, counted at the entry, is taken back: an insert an exception or
+ * panic unwinds added nothing, as C++'s strong guarantee and a Rust
+ * panic before the mutation have it. A scope whose call had already
+ * returned just ends.
  */
 #define MW_UA_HANDLER	(2 | 4)
 
@@ -1173,10 +1219,15 @@ int unwind_handler(struct pt_regs *ctx)
 		return 0;
 	for (int i = 0; i < MW_MAX_SCOPES; i++) {
 		__u32 n = t->nscopes;
+		struct mw_scope *s;
 
-		if (n == 0 || n > MW_MAX_SCOPES ||
-		    t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)].sp >= keep)
+		if (n == 0 || n > MW_MAX_SCOPES)
 			break;
+		s = &t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)];
+		if (s->sp >= keep)
+			break;
+		if (scope_open(s, PT_REGS_SP(ctx)))
+			scope_unwound(s);
 		t->nscopes = n - 1;
 	}
 	return 0;

@@ -235,6 +235,7 @@ struct mw_struct_stats {
 	__u64 free_bytes;	/* charged bytes since freed */
 	__u64 insert_calls;
 	__u64 remove_calls;
+	__u64 unwound_calls;	/* calls an exception or panic unwound */
 	__u64 hits[MW_HIT__COUNT];	/* its probes' hits, by enum mw_hit */
 	__u64 roots_lost;	/* roots the roots table had no room for */
 };

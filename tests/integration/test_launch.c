@@ -104,6 +104,30 @@ Test(launch, structure_filled_before_any_attach__counted_from_birth, .timeout = 
 	cr_expect_eq(col(&l, "reg_elements"), 300, "a final row after the program exited");
 }
 
+/* Threads that end give glibc's per-thread malloc cache back with free
+ * (the chunks the program freed already, and the cache glibc allocated
+ * inside malloc): not a free of the program's, so no untracked free in
+ * any row, the final one included. */
+Test(launch, threads_that_end__no_untracked_free, .timeout = 60)
+{
+	struct launched l;
+	char *line;
+
+	launch(&l, "50", "0", NULL);
+	proc_send(&l.mw, "threads 12\n");
+	line = proc_line(&l.mw, 10000);
+	cr_assert(line && !strcmp(line, "threads done=12"), "the threads ran: [%s]", line ? line : "");
+	settle(&l);
+	cr_expect_eq(col(&l, "heap_untracked_frees"), 0, "none while it runs");
+	cr_expect_eq(col(&l, "heap_alloc_calls") - col(&l, "heap_free_calls"),
+		     col(&l, "heap_live_allocations"), "every free paired with its block");
+	proc_send(&l.mw, "quit\n");
+	cr_expect_eq(proc_wait(&l.mw, 10000), 0, "the program's status");
+	file_rows(FEED, l.header, sizeof(l.header), l.row, sizeof(l.row));
+	cr_expect_eq(col(&l, "heap_untracked_frees"), 0, "none in the final row either");
+	cr_expect_eq(col(&l, "lost_unpaired"), 0, "nothing lost");
+}
+
 /* The plugin's reply to its K calls: waits for it, then checks that the
  * feed counted every call and exactly the bytes the plugin allocated. */
 static void expect_plugin_counted(struct launched *l, int k)

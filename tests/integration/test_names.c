@@ -91,8 +91,9 @@ Test(names, rust_near_miss__the_nearest_paths, .timeout = 60)
 
 /* remove_certificate is #[inline(always)]: no symbol, two copies in DWARF
  * (one in the gc task, one in evict). Each is probed where it starts, so
- * every removal counts, whichever copy ran. */
-Test(names, rust_inlined_remove__counted_through_its_copies, .timeout = 120)
+ * every removal counts, whichever copy ran; and add_certificate's panics
+ * before inserting add nothing: the element count is the DAG's. */
+Test(names, rust_inlined_remove_and_panicking_insert__exact, .timeout = 120)
 {
 	const char *extra[] = { "--no-heap", "--struct", "dag", "--insert", "add_certificate",
 				"--remove", "remove_certificate", NULL };
@@ -115,6 +116,13 @@ Test(names, rust_inlined_remove__counted_through_its_copies, .timeout = 120)
 	session_settle(&s);
 	cr_expect_eq(session_int(&s, "dag_remove_calls"), reply_int(reply, "removed"),
 		     "and the one in evict: %s", reply);
+	/* every fifth add_certificate panics before inserting: --delta one
+	 * is exact, since an unwound call adds nothing */
+	cr_expect_eq(session_int(&s, "dag_insert_calls"), reply_int(reply, "inserts"), "%s", reply);
+	cr_expect_eq(session_int(&s, "dag_unwound_calls"), reply_int(reply, "panicked"),
+		     "each panicking insert counted as unwound: %s", reply);
+	cr_expect_eq(session_int(&s, "dag_elements"), reply_int(reply, "certs"),
+		     "the DAG's certificates, exactly: %s", reply);
 	session_stop(&s);
 	cr_expect_eq(s.target.status, 0, "the target exits 0");
 }

@@ -60,15 +60,21 @@ static void expect_figures(struct session *s, const struct target *t, enum mode 
 	cr_expect_eq(session_int(s, "reg_insert_calls"), reply_int(r, "reg_calls"),
 		     "every reg_insert call counts, unwound or not (%s)", r);
 	cr_expect_eq(session_int(s, "reg_elements"),
-		     reply_int(r, mode == RET ? "reg_returned" : "reg_calls"),
-		     "ret: what the calls that returned returned; one: every call, unwound or not (%s)", r);
+		     mode == RET ? reply_int(r, "reg_returned")
+				 : reply_int(r, "reg_calls") - reply_int(r, "reg_unwound"),
+		     "ret: what the calls that returned returned; one: each call that was not unwound (%s)", r);
+	cr_expect_eq(session_int(s, "reg_unwound_calls"), reply_int(r, "reg_unwound"),
+		     "every reg_insert an exception or panic unwound, counted (%s)", r);
+	cr_expect_eq(session_int(s, "chk_unwound_calls"), 0,
+		     "chk_insert catches inside: never unwound (%s)", r);
+	cr_expect_eq(session_int(s, "outer_unwound_calls"), reply_int(r, "outer_calls"),
+		     "outer_add always is (%s)", r);
 	cr_expect_eq(session_int(s, "chk_elements"), reply_int(r, "chk_returned"),
 		     "chk_insert catches inside and returns: every return seen (%s)", r);
 	cr_expect_eq(session_int(s, "chk_insert_calls"), reply_int(r, "chk_calls"),
 		     "chk_insert calls (%s)", r);
-	cr_expect_eq(session_int(s, "outer_elements"),
-		     mode == RET ? 0 : reply_int(r, "outer_calls"),
-		     "outer_add always unwinds: ret counts nothing, one every call (%s)", r);
+	cr_expect_eq(session_int(s, "outer_elements"), 0,
+		     "outer_add always unwinds: it adds nothing, ret or one (%s)", r);
 	cr_expect_eq(session_int(s, "outer_insert_calls"), reply_int(r, "outer_calls"),
 		     "outer_add calls (%s)", r);
 	cr_expect_eq(session_int(s, "lost_unpaired"), 0, "no unwound frame counts as lost");

@@ -11,6 +11,10 @@
  *            probed a few ms later), adds K elements to reg, reports its
  *            tally since the fork ("child pid=P reg=E bytes=B"), and exits
  *   forks K  vfork K children that exit at once: "forks made=K"
+ *   threads K  start K threads one after another, each making a few
+ *            malloc+free pairs, and join each: "threads done=K" (each
+ *            ends with glibc's thread exit, which gives its malloc cache
+ *            back with free)
  *   hold     fork a child that makes a few malloc+free pairs and then
  *            waits for a signal: "held child=P malloc=ADDR" (for its
  *            breakpoints to be looked at; the caller kills it)
@@ -24,6 +28,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +104,29 @@ static void hold(void)
 	say("held child=%d malloc=%p\n", (int)pid, (void *)malloc);
 }
 
+static void *worker(void *arg)
+{
+	for (int i = 0; i < 20; i++) {
+		void *volatile p = malloc((size_t)(16 + i * 8));
+
+		free(p);
+	}
+	return arg;
+}
+
+static void threads(int k)
+{
+	int done = 0;
+
+	for (int i = 0; i < k; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, worker, NULL) == 0 && pthread_join(t, NULL) == 0)
+			done++;
+	}
+	say("threads done=%d\n", done);
+}
+
 static void child(int k)
 {
 	reg_elements = reg_bytes = 0;	/* the child's own, since the fork */
@@ -151,6 +179,8 @@ int main(int argc, char **argv)
 				made += pid > 0 && waitpid(pid, NULL, 0) == pid;
 			}
 			say("forks made=%d\n", made);
+		} else if (sscanf(line, "threads %d", &k) == 1) {
+			threads(k);
 		} else if (!strncmp(line, "hold", 4)) {
 			hold();
 		} else if (!strncmp(line, "sleep", 5)) {

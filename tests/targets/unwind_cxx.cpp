@@ -51,7 +51,7 @@ struct Entry {
 /* Per thread: the structure and the thread's own tally of it. */
 struct Registry {
 	Entry *slot[kKeys];
-	long reg_calls, reg_returned, reg_bytes;
+	long reg_calls, reg_returned, reg_bytes, reg_unwound;
 	long outer_calls, chk_calls, chk_returned, tail_calls, tail_returned;
 	long bad_alloc, caught, failed_calls, depth;
 };
@@ -195,6 +195,7 @@ static void round_of(int t, int n)
 		r->reg_returned += via(r, bad);
 	} catch (const std::invalid_argument &) {
 		r->caught++;
+		r->reg_unwound++;	/* reg_insert threw */
 	}
 	try {
 		r->outer_calls++;
@@ -202,6 +203,7 @@ static void round_of(int t, int n)
 		outer_add(r, bad);
 	} catch (const std::exception &) {
 		r->caught++;
+		r->reg_unwound++;	/* and outer_add with it */
 	}
 	r->chk_calls++;
 	r->chk_returned += chk_insert(r, n % 2 ? bad : good);
@@ -263,13 +265,14 @@ static void reply(const char *what)
 		sum.tail_returned += r.tail_returned;
 		sum.bad_alloc += r.bad_alloc;
 		sum.caught += r.caught;
+		sum.reg_unwound += r.reg_unwound;
 		sum.failed_calls += r.failed_calls;
 		sum.depth = sum.depth > r.depth ? sum.depth : r.depth;
 	}
-	say("%s reg_calls=%ld reg_returned=%ld reg_bytes=%ld outer_calls=%ld "
+	say("%s reg_calls=%ld reg_returned=%ld reg_bytes=%ld reg_unwound=%ld outer_calls=%ld "
 	    "chk_calls=%ld chk_returned=%ld tail_calls=%ld tail_returned=%ld "
 	    "bad_alloc=%ld caught=%ld failed_calls=%ld depth=%ld\n",
-	    what, sum.reg_calls, sum.reg_returned, sum.reg_bytes,
+	    what, sum.reg_calls, sum.reg_returned, sum.reg_bytes, sum.reg_unwound,
 	    sum.outer_calls, sum.chk_calls, sum.chk_returned, sum.tail_calls,
 	    sum.tail_returned, sum.bad_alloc, sum.caught, sum.failed_calls,
 	    sum.depth);

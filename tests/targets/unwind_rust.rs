@@ -43,6 +43,8 @@ static OUTER_CALLS: AtomicI64 = AtomicI64::new(0);
 static CHK_CALLS: AtomicI64 = AtomicI64::new(0);
 static CHK_RETURNED: AtomicI64 = AtomicI64::new(0);
 static CAUGHT: AtomicI64 = AtomicI64::new(0);
+/// reg_insert calls a panic unwound (directly, or under outer_add)
+static REG_UNWOUND: AtomicI64 = AtomicI64::new(0);
 
 /// The value, through a volatile read: the compiler cannot see through it,
 /// so the call before it stays a call (std::hint::black_box is newer than
@@ -128,12 +130,14 @@ fn round_of(r: &mut Registry, t: usize, n: usize) {
         }
         Err(_) => {
             CAUGHT.fetch_add(1, Ordering::Relaxed);
+            REG_UNWOUND.fetch_add(1, Ordering::Relaxed);
         }
     }
     OUTER_CALLS.fetch_add(1, Ordering::Relaxed);
     REG_CALLS.fetch_add(1, Ordering::Relaxed);
     if catch_unwind(AssertUnwindSafe(|| outer_add(r, bad))).is_err() {
         CAUGHT.fetch_add(1, Ordering::Relaxed);
+        REG_UNWOUND.fetch_add(1, Ordering::Relaxed);
     }
     CHK_CALLS.fetch_add(1, Ordering::Relaxed);
     CHK_RETURNED.fetch_add(chk_insert(if n % 2 == 1 { bad } else { good }) as i64,
@@ -169,13 +173,13 @@ fn say(out: &mut File, args: std::fmt::Arguments) {
 fn reply(out: &mut File, what: &str) {
     let l = |a: &AtomicI64| a.load(Ordering::Relaxed);
     say(out, format_args!(
-        "{} reg_calls={} reg_returned={} reg_bytes={} outer_calls={} chk_calls={} chk_returned={} caught={}\n",
-        what, l(&REG_CALLS), l(&REG_RETURNED), l(&REG_BYTES), l(&OUTER_CALLS),
+        "{} reg_calls={} reg_returned={} reg_bytes={} reg_unwound={} outer_calls={} chk_calls={} chk_returned={} caught={}\n",
+        what, l(&REG_CALLS), l(&REG_RETURNED), l(&REG_BYTES), l(&REG_UNWOUND), l(&OUTER_CALLS),
         l(&CHK_CALLS), l(&CHK_RETURNED), l(&CAUGHT)));
 }
 
 fn reset() {
-    for a in [&REG_CALLS, &REG_RETURNED, &REG_BYTES, &OUTER_CALLS, &CHK_CALLS,
+    for a in [&REG_CALLS, &REG_RETURNED, &REG_BYTES, &REG_UNWOUND, &OUTER_CALLS, &CHK_CALLS,
               &CHK_RETURNED, &CAUGHT] {
         a.store(0, Ordering::Relaxed);
     }

@@ -132,9 +132,11 @@ static struct mw_snapshot distinct_snapshot(void)
 	s.heap_since = (struct timespec){ 1699999000, 250000000 };
 	s.nstructs = 2;
 	s.s[0] = (struct mw_struct_sample){ .elements = 501, .bytes = 502, .estimated_bytes = 503,
-			.insert_calls = 504, .remove_calls = 505, .alloc_bytes = 506 };
+			.insert_calls = 504, .remove_calls = 505, .unwound_calls = 507,
+			.alloc_bytes = 506 };
 	s.s[1] = (struct mw_struct_sample){ .elements = -601, .bytes = 602, .estimated_bytes = 603,
-			.insert_calls = 604, .remove_calls = 605, .alloc_bytes = 606 };
+			.insert_calls = 604, .remove_calls = 605, .unwound_calls = 607,
+			.alloc_bytes = 606 };
 	return s;
 }
 
@@ -185,8 +187,8 @@ Test(csv, header__two_structs__per_struct_columns_in_order)
 	cr_assert_eq(csv__write_header(f, &l), 0, "the header is written");
 	fclose(f);
 	cr_assert_str_eq(buf, FIXED_HEADER
-			 ",A_elements,A_bytes,A_estimated_bytes,A_insert_calls,A_remove_calls"
-			 ",B_elements,B_bytes,B_insert_calls,B_remove_calls\n",
+			 ",A_elements,A_bytes,A_estimated_bytes,A_insert_calls,A_remove_calls,A_unwound_calls"
+			 ",B_elements,B_bytes,B_insert_calls,B_remove_calls,B_unwound_calls\n",
 			 "structure columns follow the fixed ones, A's then B's");
 	free(buf);
 }
@@ -295,10 +297,12 @@ Test(csv, row__heap__values_under_their_columns)
 	expect_col(&h, &r, "A_estimated_bytes", "503");
 	expect_col(&h, &r, "A_insert_calls", "504");
 	expect_col(&h, &r, "A_remove_calls", "505");
+	expect_col(&h, &r, "A_unwound_calls", "507");
 	expect_col(&h, &r, "B_elements", "-601");
 	expect_col(&h, &r, "B_bytes", "602");
 	expect_col(&h, &r, "B_insert_calls", "604");
 	expect_col(&h, &r, "B_remove_calls", "605");
+	expect_col(&h, &r, "B_unwound_calls", "607");
 	for (int i = 0; i < r.n; i++)
 		cr_assert_str_neq(r.f[i], "603", "B's estimate (no --size) is not written "
 				  "anywhere, found in field %d", i);
@@ -394,6 +398,7 @@ Test(csv, row__struct_detached__all_its_fields_empty)
 {
 	static const char *const a[] = {
 		"A_elements", "A_bytes", "A_estimated_bytes", "A_insert_calls", "A_remove_calls",
+		"A_unwound_calls",
 	};
 	struct mw_layout l = { .structs = two_structs, .nstructs = 2, .heap = true };
 	struct mw_snapshot s = distinct_snapshot();

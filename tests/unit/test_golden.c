@@ -63,13 +63,14 @@ static void snapshots(struct mw_snapshot *s, int step)
 		s[t].heap_since = (struct timespec){ 1764699000 + t, 500000000 };
 		s[t].nstructs = 3;
 		s[t].s[0] = (struct mw_struct_sample){ .elements = 500 + step, .bytes = 77777 + step, .estimated_bytes = (500 + step) * 64,
-				.insert_calls = 600, .remove_calls = 100, .alloc_bytes = 90000 };
+				.insert_calls = 600, .remove_calls = 100, .unwound_calls = 7, .alloc_bytes = 90000 };
 		s[t].s[1] = (struct mw_struct_sample){ .elements = -3 - t, .bytes = 4064, .estimated_bytes = 0,
 				.insert_calls = 222, .remove_calls = 128 + step, .alloc_bytes = 4064 };
 		/* read from memory: whole in the first target, two roots; the
 		 * second's walk did not finish (no length, no bytes) */
 		s[t].s[2] = (struct mw_struct_sample){ .elements = 30 + step, .bytes = 5120,
-				.insert_calls = 31, .remove_calls = 1, .alloc_bytes = 6144,
+				.insert_calls = 31, .remove_calls = 1, .unwound_calls = 2 + (unsigned)step,
+				.alloc_bytes = 6144,
 				.length = 530 + step, .length_known = true, .retained_bytes = 1250000 + step,
 				.read_complete = t == 0, .read_errors = 3u * (unsigned)t + (unsigned)step,
 				.roots = 2 };

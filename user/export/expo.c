@@ -18,7 +18,7 @@
 
 enum value {
 	V_COUNTER, V_RSS, V_LOST, V_OVERHEAD, V_HEAP_ATTACHED, V_HEAP_SINCE,
-	V_S_ELEMENTS, V_S_BYTES, V_S_ESTIMATED, V_S_INSERTS, V_S_REMOVES,
+	V_S_ELEMENTS, V_S_BYTES, V_S_ESTIMATED, V_S_INSERTS, V_S_REMOVES, V_S_UNWOUND,
 	V_S_LENGTH, V_S_RETAINED, V_S_READ_ERRORS,	/* --read */
 	V_S_READ_COMPLETE, V_S_ROOTS,
 };
@@ -42,6 +42,7 @@ static const struct family families[] = {
 	{ &mw_struct_fields[MW_STF_ESTIMATED], V_S_ESTIMATED, NULL, false },
 	{ &mw_struct_fields[MW_STF_INSERTS], V_S_INSERTS, NULL, false },
 	{ &mw_struct_fields[MW_STF_REMOVES], V_S_REMOVES, NULL, false },
+	{ &mw_struct_fields[MW_STF_UNWOUND], V_S_UNWOUND, NULL, false },
 	{ &mw_struct_fields[MW_STF_LENGTH], V_S_LENGTH, NULL, false },
 	{ &mw_struct_fields[MW_STF_RETAINED], V_S_RETAINED, NULL, false },
 	{ &mw_struct_fields[MW_STF_READ_ERRORS], V_S_READ_ERRORS, NULL, false },
@@ -151,6 +152,7 @@ static void struct_samples(FILE *f, const struct family *fam,
 		case V_S_BYTES:		v = ss->bytes; break;
 		case V_S_ESTIMATED:	v = ss->estimated_bytes; break;
 		case V_S_INSERTS:	v = (int64_t)ss->insert_calls; break;
+		case V_S_UNWOUND:	v = (int64_t)ss->unwound_calls; break;
 		case V_S_LENGTH:	v = ss->length; break;
 		case V_S_RETAINED:	v = (int64_t)ss->retained_bytes; break;
 		case V_S_READ_ERRORS:	v = (int64_t)ss->read_errors; break;

@@ -85,6 +85,7 @@ enum mw_struct_figure {
 	MW_STF_ESTIMATED,	/* with --size */
 	MW_STF_INSERTS,
 	MW_STF_REMOVES,
+	MW_STF_UNWOUND,
 	/* with --read */
 	MW_STF_LENGTH,
 	MW_STF_RETAINED,

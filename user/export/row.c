@@ -117,6 +117,7 @@ static void struct_columns(struct walk *w)
 			put_int(w, n, S(MW_STF_ESTIMATED), ss->estimated_bytes, ss->detached);
 		put_uint(w, n, S(MW_STF_INSERTS), ss->insert_calls, ss->detached);
 		put_uint(w, n, S(MW_STF_REMOVES), ss->remove_calls, ss->detached);
+		put_uint(w, n, S(MW_STF_UNWOUND), ss->unwound_calls, ss->detached);
 		if (!w->l->structs[i].read)
 			continue;
 		/* no figure from a walk that did not finish, nor a part of one */

@@ -378,6 +378,19 @@ static bool say_go(const struct mw_target *t, const struct mw_objects *objs, boo
 	return true;
 }
 
+/* glibc's thread exit, where it frees its per-thread cache (thread_exit
+ * in memwatch.bpf.c): found in libc's symbols, which its debug file
+ * (libc6-dbg) gives; 0 without them, 1 if probed, -1 out of memory. */
+static int add_thread_exit(const struct mw_object *o, struct mw_probe_table *tab)
+{
+	const struct mw_sym *s = elfsym__find(o->elf, "__libc_thread_freeres");
+
+	if (!is_libc(o) || !s || !s->offset)
+		return 0;
+	return probes__add(tab, o->path, s->offset, s->size, 0, MW_PROG_THREAD_EXIT, false,
+			   NULL, "__libc_thread_freeres") < 0 ? -1 : 1;
+}
+
 int allocator__resolve(const struct mw_target *t, const struct mw_objects *objs,
 		       const char *choice, struct mw_probe_table *tab)
 {
@@ -399,8 +412,10 @@ int allocator__resolve(const struct mw_target *t, const struct mw_objects *objs,
 	}
 	fam = family_of(main_obj, &prefix, false);
 	n = add_family(main_obj, fam, prefix, tab);
-	if (n < 0)
+	if (n < 0 || add_thread_exit(main_obj, tab) < 0) {
+		mw_err("out of memory");
 		return -1;
+	}
 	describe(what, sizeof(what), fam, prefix, main_obj);
 	/* a prefixed allocator linked into the executable, besides */
 	if (objs->n && main_obj != &objs->v[0] &&

@@ -50,7 +50,7 @@ void attach__prepare(struct memwatch_bpf *skel)
 		skel->progs.alloc_enter, skel->progs.alloc_return,
 		skel->progs.struct_enter, skel->progs.struct_return,
 		skel->progs.struct_exit, skel->progs.unwind_handler,
-		skel->progs.root_drop,
+		skel->progs.root_drop, skel->progs.thread_exit,
 		skel->progs.floor_enter, skel->progs.floor_return,
 		skel->progs.loader_hook,
 	};
@@ -120,6 +120,8 @@ static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 		return skel->progs.root_drop;
 	case MW_PROG_HANDLER:
 		return skel->progs.unwind_handler;
+	case MW_PROG_THREAD_EXIT:
+		return skel->progs.thread_exit;
 	case MW_PROG_LOADER:
 		break;
 	}
@@ -204,6 +206,7 @@ static int what_of(enum mw_prog prog, __u64 cookie)
 	switch (prog) {
 	case MW_PROG_ALLOC:
 	case MW_PROG_ALLOC_SESSION:
+	case MW_PROG_THREAD_EXIT:
 		return MW_LINK_HEAP;
 	case MW_PROG_STRUCT:
 	case MW_PROG_STRUCT_EXIT:

@@ -39,6 +39,7 @@ static struct mw_needs needs_of(enum mw_prog prog, uint64_t cookie, bool retprob
 				   MW_ARG_BIT(MW_PERSONALITY_EXCEPTION));
 		break;
 	case MW_PROG_STRUCT_EXIT:
+	case MW_PROG_THREAD_EXIT:
 	case MW_PROG_LOADER:
 		break;
 	}

@@ -21,6 +21,7 @@ enum mw_prog {
 	MW_PROG_STRUCT_EXIT,	/* struct_exit, on a return instruction */
 	MW_PROG_ROOT_DROP,	/* root_drop, on the drop of a --read root's type */
 	MW_PROG_HANDLER,	/* unwind_handler, on a personality routine */
+	MW_PROG_THREAD_EXIT,	/* thread_exit, on glibc's __libc_thread_freeres */
 	MW_PROG_LOADER,		/* loader_hook, on the dynamic loader's
 				 * _dl_debug_state: rare, left where it is */
 };

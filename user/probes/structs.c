@@ -142,13 +142,17 @@ static void list_matches(const struct mw_match *m, size_t n, char *buf, size_t l
 		snprintf(buf + used, len - used, "; and %zu more", n - MW_MAX_LISTED);
 }
 
-static uint64_t cookie_of(const struct mw_func_spec *f, bool heap)
+/* A structure function's cookie. A scope is opened at each call for a
+ * return value (ret), to charge an insert's allocations (heap mode), and
+ * in a process that can unwind (@unwinds) so that a call an exception or
+ * panic unwinds is counted as such and adds nothing. */
+static uint64_t cookie_of(const struct mw_func_spec *f, bool heap, bool unwinds)
 {
 	uint64_t c = MW_SF_COOKIE(f->struct_id, f->delta);
 
 	if (f->remove)
 		c |= MW_SF_REMOVE;
-	if (f->delta == MW_DELTA_RET || (heap && !f->remove))
+	if (f->delta == MW_DELTA_RET || (heap && !f->remove) || unwinds)
 		c |= MW_SF_SCOPE;
 	return c;
 }
@@ -476,7 +480,7 @@ static int resolve_func(const struct mw_target *t, const struct mw_options *opts
 	bool heap = !opts->no_heap;
 	const char *opt = opt_of(f);
 	bool glob = symmatch__is_glob(f->symbol);
-	uint64_t cookie = cookie_of(f, heap);
+	uint64_t cookie = cookie_of(f, heap, unwinds);
 	unsigned said_go_heap = 0;
 	struct mw_match *m;
 	char text[2048];
@@ -576,7 +580,7 @@ int structs__resolve(const struct mw_target *t, const struct mw_objects *o,
 	for (int i = 0; i < opts->nfuncs && r >= 0; i++) {
 		r = resolve_func(t, opts, &opts->funcs[i], o, unwinds, missing, roots, tab);
 		n += r;
-		scopes |= (cookie_of(&opts->funcs[i], !opts->no_heap) & MW_SF_SCOPE) != 0;
+		scopes |= (cookie_of(&opts->funcs[i], !opts->no_heap, unwinds) & MW_SF_SCOPE) != 0;
 	}
 	if (r < 0 || roots__drops(opts, o, roots, tab) < 0)
 		return -1;

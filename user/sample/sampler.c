@@ -87,6 +87,7 @@ static int read_struct(struct mw_sampler *s, uint32_t slot, int id,
 		freed += v[cpu].free_bytes;
 		o->insert_calls += v[cpu].insert_calls;
 		o->remove_calls += v[cpu].remove_calls;
+		o->unwound_calls += v[cpu].unwound_calls;
 		o->roots_lost += v[cpu].roots_lost;
 		for (int k = 0; k < MW_HIT__COUNT; k++)
 			o->hits[k] += v[cpu].hits[k];

@@ -20,6 +20,7 @@ struct mw_struct_sample {
 	int64_t bytes;		/* charged bytes still live */
 	int64_t estimated_bytes;	/* elements * --size */
 	uint64_t insert_calls, remove_calls;
+	uint64_t unwound_calls;	/* of those, unwound by an exception or panic */
 	uint64_t alloc_bytes;	/* bytes ever charged (profiles) */
 	uint64_t hits[MW_HIT__COUNT];	/* its probes' hits, by enum mw_hit */
 	bool detached;		/* its probes went (--max-overhead): no figures */
