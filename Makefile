@@ -233,6 +233,11 @@ $(BUILD)/targets/read_cxx: tests/targets/read_cxx.cpp tests/targets/say.h | $(BU
 $(BUILD)/targets/rust_node: tests/targets/rust_node.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -C opt-level=2 -C debuginfo=2 -C panic=unwind --edition 2021 $< -o $@
+# the same with frame pointers, for --stacks (Rust's std keeps none)
+$(BUILD)/targets/rust_node_fp: tests/targets/rust_node.rs | $(BUILD)/targets
+	$(call msg,RUSTC,$@)
+	$(Q)$(RUSTC) -C opt-level=2 -C debuginfo=2 -C panic=unwind -C force-frame-pointers=yes \
+		--edition 2021 $< -o $@
 $(BUILD)/targets/unwind_rust: tests/targets/unwind_rust.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -C opt-level=2 -C panic=unwind -g --edition 2021 $< -o $@
@@ -316,7 +321,8 @@ integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
 	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
 	     $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp \
 	     $(UNWIND_TARGETS) $(BUILD)/targets/libplugin.so $(BUILD)/targets/launch_target_linked \
-	     $(BUILD)/targets/read_c.nodebug $(BUILD)/targets/read_c.split
+	     $(BUILD)/targets/read_c.nodebug $(BUILD)/targets/read_c.split \
+	     $(BUILD)/targets/rust_node_fp
 	MEMWATCH_ALL_TARGETS=1 $(BUILD)/integration_tests --jobs 1
 
 test: deps

@@ -45,6 +45,22 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* Whether @path holds @text within @timeout_ms. */
+static bool file_has(const char *path, const char *text, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 100) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			fclose(f);
+			if (strstr(slurp(path), text))
+				return true;
+		}
+		usleep(100000);
+	}
+	return false;
+}
+
 Test(sites, top_sites_symbols_and_bytes__equal_target_tally, .timeout = 120)
 {
 	char dir[] = "/tmp/memwatch-sites-XXXXXX", om[256], folded[256], *text, reply[512];
@@ -146,7 +162,8 @@ Test(sites, table_view_on_a_terminal__expected_rows, .timeout = 60)
 		 "--insert registry_insert' %s > /dev/null", (int)target.pid, out);
 	FILE *p = popen(cmd, "w");
 	cr_assert(p, "script runs");
-	usleep(400000);
+	/* its first frame is drawn once it has attached: then the run */
+	cr_assert(file_has(out, "heap   live", 20000), "memwatch attached");
 	proc_send(&target, "run\n");
 	cr_assert(proc_line(&target, 30000), "target ran again");
 	cr_expect_eq(pclose(p), 0, "memwatch -f table -n 4 ends with 0 under a terminal");
@@ -213,4 +230,48 @@ Test(sites, stacks_without_frame_pointers__warned, .timeout = 60)
 	run_stacks(TARGET("sites_target"), folded, sizeof(folded), err, sizeof(err));
 	cr_expect(strstr(err, "without frame pointers"), "stderr says the stacks are short: [%s]", err);
 	cr_expect(strstr(folded, "sites_target`grow_cache "), "the call site is still there: [%s]", folded);
+}
+
+/* A Rust node built with frame pointers: its Vec and HashMap growth goes
+ * through alloc::raw_vec's finish_grow, hashbrown and the allocator shims
+ * (__rust_alloc, __rdl_alloc); the site is the node's own function past
+ * them, in the table view and the folded stacks alike. */
+Test(sites, rust_growth__site_is_the_programs_function, .timeout = 60)
+{
+	char dir[] = "/tmp/memwatch-rsites-XXXXXX", folded[256], table[256];
+	const char *targv[] = { TARGET("rust_node_fp"), NULL };
+	const char *text, *lines;
+	struct proc t, mw;
+	char pid[16];
+
+	cr_assert(mkdtemp(dir), "temp dir");
+	snprintf(folded, sizeof(folded), "%s/live.folded", dir);
+	snprintf(table, sizeof(table), "%s/table.txt", dir);
+	proc_spawn(&t, targv);
+	cr_assert(proc_line(&t, 5000), "target ready");
+	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
+	const char *argv[] = { MEMWATCH, "-p", pid, "-i", "0.2", "--stacks", "--top", "20",
+			       "--folded", folded, "-f", "table", "-o", table, NULL };
+	proc_spawn(&mw, argv);
+	cr_assert(file_has(table, "SITE", 20000), "memwatch attached: %s", proc_stderr(&mw));
+	proc_send(&t, "run 300\n");
+	cr_assert(proc_line(&t, 30000), "target ran");
+	proc_drain(&mw, 800, NULL, 0);
+	lines = slurp(folded);
+	cr_expect(strstr(lines, ";rust_node_fp`rust_node::mempool::Pool::insert "),
+		  "a Vec's growth: the pool's insert is the leaf: [%s]", lines);
+	cr_expect(strstr(lines, ";rust_node_fp`rust_node::consensus::ConsensusState::add_certificate "),
+		  "a HashMap's growth: add_certificate: [%s]", lines);
+	cr_expect(!strstr(lines, "finish_grow ") && !strstr(lines, "`__rdl_") &&
+		  !strstr(lines, "`__rust_"), "no allocation helper is a leaf: [%s]", lines);
+	text = slurp(table);
+	cr_expect(strstr(text, "rust_node::mempool::Pool::insert+0x"),
+		  "the table names the node's function: [%s]", text);
+	cr_expect(!strstr(text, "finish_grow") && !strstr(text, "__rdl_"),
+		  "and no helper: [%s]", text);
+	proc_kill(&mw, SIGTERM);
+	proc_wait(&mw, 5000);
+	proc_send(&t, "quit\n");
+	proc_wait(&t, 5000);
+	temp_dir_remove(dir);
 }

@@ -40,7 +40,7 @@ static struct mw_insert_row insert_rows[] = {
 };
 
 static struct mw_sites sites = {
-	.rows = site_rows, .nrows = 3, .ins = insert_rows, .nins = 2, .suspects = 1,
+	.rows = site_rows, .nrows = 3, .ins = insert_rows, .nins = 2, .suspects = 1, .truncated = 2,
 };
 
 /* Two targets: the first with sites and glibc's view, the second without;

@@ -73,6 +73,7 @@ enum mw_target_figure {
 	MW_TF_HEAP_SINCE,	/* RFC 3339 in the CSV, Unix seconds as a metric */
 	MW_TF_SITES,		/* with site tracking */
 	MW_TF_SUSPECTS,		/* with site tracking */
+	MW_TF_TRUNCATED,	/* with site tracking */
 	MW_TF_LOST,		/* memwatch_lost_events, by reason: no column */
 	MW_TF__COUNT,
 };

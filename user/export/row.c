@@ -85,6 +85,7 @@ static void heap_columns(struct walk *w)
 	if (w->l->sites) {
 		put_uint(w, T(MW_TF_SITES), "", s->sites ? s->sites->nrows : 0, !heap);
 		put_uint(w, T(MW_TF_SUSPECTS), "", s->sites ? s->sites->suspects : 0, !heap);
+		put_uint(w, T(MW_TF_TRUNCATED), "", s->sites ? s->sites->truncated : 0, !heap);
 	}
 }
 

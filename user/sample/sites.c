@@ -12,6 +12,7 @@
 #include "memwatch.h"
 #include "memwatch.skel.h"
 #include "sample/sites.h"
+#include "symbols/runtime.h"
 #include "symbols/symbolize.h"
 
 #define MW_BATCH 1024
@@ -189,10 +190,31 @@ void sites__rank(struct mw_sites *s)
 		qsort(s->rows, s->nrows, sizeof(*s->rows), by_live_bytes);
 }
 
-/* Folds @r's stack, root first: frame 0 is inside the allocator (skipped),
- * the return address read at entry is the leaf (frame-pointer walks at a
- * function's entry miss it). Returns the number of frames. */
-static int read_stack(struct mw_sites *s, struct memwatch_bpf *skel, struct mw_site_row *r)
+/* The demangled function at @addr; NULL when unknown. */
+static const char *function_at(struct mw_sites *s, uint64_t addr)
+{
+	struct mw_where where;
+
+	return symbolizer__where(s->sym, addr, &where) ? NULL : where.function;
+}
+
+/* The first of @frames (leaf first) in the program's own code, past the
+ * runtime's allocation helpers (runtime.h); 0 when all are helpers. */
+static int own_frame(struct mw_sites *s, const uint64_t *frames, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!runtime__is_alloc_helper(function_at(s, frames[i])))
+			return i;
+	return 0;
+}
+
+/* Reads @r's stack: frame 0 is inside the allocator (skipped), the return
+ * address read at entry is the leaf (frame-pointer walks at a function's
+ * entry miss it). The site is the first frame past the runtime's
+ * allocation helpers (*@own), and the folded stack ends there, root first;
+ * r->frames keeps them all, for profiles. Returns the number of frames. */
+static int read_stack(struct mw_sites *s, struct memwatch_bpf *skel, struct mw_site_row *r,
+		      int *own)
 {
 	__u64 ips[MW_STACK_DEPTH];
 	__u32 id = r->stack - 1;
@@ -208,6 +230,7 @@ static int read_stack(struct mw_sites *s, struct memwatch_bpf *skel, struct mw_s
 	for (int i = 1; i < MW_STACK_DEPTH && ips[i]; i++)
 		if (ips[i] != r->addr || i > 1)
 			frames[n++] = ips[i];
+	*own = own_frame(s, frames, n);
 	r->frames = malloc((size_t)n * sizeof(*r->frames));
 	if (r->frames) {	/* without it, a profile shows the site alone */
 		memcpy(r->frames, frames, (size_t)n * sizeof(*r->frames));
@@ -216,8 +239,8 @@ static int read_stack(struct mw_sites *s, struct memwatch_bpf *skel, struct mw_s
 	f = open_memstream(&r->folded, &len);
 	if (!f)
 		return n;
-	for (int i = n - 1; i >= 0; i--)
-		fprintf(f, "%s%s", symbolizer__frame(s->sym, frames[i]), i ? ";" : "");
+	for (int i = n - 1; i >= *own; i--)
+		fprintf(f, "%s%s", symbolizer__frame(s->sym, frames[i]), i > *own ? ";" : "");
 	fclose(f);
 	return n;
 }
@@ -249,6 +272,7 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 	err = read_all(bpf_map__fd(skel->maps.sites), sizeof(*keys), sizeof(*vals),
 		       (void **)&keys, (void **)&vals, &n);
 	free_rows(s);
+	s->truncated = 0;
 	if (!err) {
 		e = calloc(n ? n : 1, sizeof(*e));
 		s->rows = calloc(n ? n : 1, sizeof(*s->rows));
@@ -276,8 +300,12 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 		r->name = symbolizer__name(s->sym, r->addr);
 		r->frame = symbolizer__frame(s->sym, r->addr);
 		if (r->stack) {
-			int depth = read_stack(s, skel, r);
+			int own = 0, depth = read_stack(s, skel, r, &own);
 
+			if (own && r->frames) {	/* named by the program's frame */
+				r->name = symbolizer__name(s->sym, r->frames[own]);
+				r->frame = symbolizer__frame(s->sym, r->frames[own]);
+			}
 			/* one site per stack: the same caller may appear twice */
 			if (asprintf(&r->label, "%s #%u", r->name, r->stack) > 0)
 				r->name = r->label;
@@ -285,6 +313,9 @@ static int sample_sites(struct mw_sites *s, struct memwatch_bpf *skel, uint32_t 
 				r->label = NULL;
 			nstacks++;
 			nshort += depth <= 2;
+			/* a walk that stopped before a thread's start */
+			s->truncated += depth && r->frames &&
+					!runtime__is_stack_root(function_at(s, r->frames[depth - 1]));
 		}
 		for (size_t k = first; k < i; k++)
 			if (e[k].key.charge)

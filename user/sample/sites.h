@@ -70,6 +70,8 @@ struct mw_sites {
 	struct mw_history *hist;	/* sorted by site and stack after each rank */
 	size_t nhist, caphist;
 	bool short_stacks;	/* most stacks are 2 frames or fewer */
+	size_t truncated;	/* stacks whose walk stopped before a thread's
+				 * start (runtime.h) */
 };
 
 int sites__init(struct mw_sites *s, const struct mw_target *t, int leak_intervals);

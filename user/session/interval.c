@@ -7,6 +7,7 @@
  * that exits gets a final row, then its record goes.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "log.h"
 #include "memwatch.h"
@@ -20,6 +21,7 @@
 #include "session/publish.h"
 #include "session/reads.h"
 #include "session/watchlist.h"
+#include "symbols/runtime.h"
 
 /* A structure whose functions never fire while the heap keeps moving is
  * most likely probed on a function the compiler inlined. */
@@ -63,7 +65,15 @@ static void warn_inexact(struct mw_watched *w)
 {
 	const struct mw_snapshot *snap = &w->last;
 	uint64_t full = snap->c[MW_C_LOST_TABLE_FULL];
-	uint64_t other = fields__lost(snap) - full;
+	uint64_t stacks = snap->c[MW_C_LOST_STACKS];
+	uint64_t other = fields__lost(snap) - full - stacks;
+
+	/* a block without its stack still counts, at its site */
+	if (stacks && !w->warned.lost_stacks) {
+		w->warned.lost_stacks = true;
+		mw_err("pid %d: %llu allocation stacks could not be recorded (the stack table's slot was taken, or it is full): their blocks count at their sites without a stack, and the heap and structure figures stay exact; see lost_stacks",
+		       (int)snap->pid, (unsigned long long)stacks);
+	}
 
 	if (snap->c[MW_C_LOST_EVENTS] && !w->warned.lost_events) {
 		w->warned.lost_events = true;
@@ -172,9 +182,12 @@ static int sample_watched(struct mw_session *s, struct mw_watched *w)
 		}
 		w->last.sites = &w->sites;
 		if (w->sites.short_stacks && !w->warned.short_stacks) {
+			char exe[64];
+
 			w->warned.short_stacks = true;
-			mw_err("pid %d: most allocation stacks have at most 2 frames: its code seems built without frame pointers (-fno-omit-frame-pointer), so --stacks sees short stacks",
-			       (int)w->target.pid);
+			snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)w->target.pid);
+			mw_err("pid %d: %zu allocation stacks are truncated, most at 2 frames or fewer: its code seems built without frame pointers (%s), so --stacks cannot walk past it; sites keep their bytes, and stacks_truncated counts them",
+			       (int)w->target.pid, w->sites.truncated, runtime__frame_pointer_flag(exe));
 		}
 	}
 	if (w->last.c[MW_C_EXECS])

@@ -86,7 +86,8 @@ struct mw_watched {
 	bool rebased;			/* heap_base applies */
 	uint64_t structs_detached;	/* a bit per structure whose probes went */
 	struct {			/* said once on stderr */
-		bool short_stacks, inexact, lost_events, silent[MW_MAX_STRUCTS];
+		bool short_stacks, inexact, lost_events, lost_stacks;
+		bool silent[MW_MAX_STRUCTS];
 	} warned;
 };
 
