@@ -247,3 +247,32 @@ Test(metrics, http__stalled_client_and_burst_do_not_block, .timeout = 60)
 		close(fds[i]);
 	session_stop(&s);
 }
+
+/* The process label is the executable's file name: the kernel's comm
+ * keeps 15 characters of it, a node's name is often longer. */
+Test(metrics, process_label__the_executables_whole_name, .timeout = 60)
+{
+	static const char name[] = "memwatch-test-a-long-program-name";
+	char path[128], cmd[300], pid[16], want[160], *line;
+	const char *targv[] = { path, NULL };
+	struct proc t, mw;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/tmp/%s-%d", name, (int)getpid());
+	snprintf(cmd, sizeof(cmd), "cp %s %s", TARGET("read_c"), path);
+	cr_assert_eq(system(cmd), 0, "a copy under a long name");
+	proc_spawn(&t, targv);
+	cr_assert(proc_line(&t, 10000), "target ready");
+	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
+	snprintf(want, sizeof(want), "memwatch_rss_bytes{pid=\"%d\",comm=\"%s-%d\"}", (int)t.pid,
+		 name, (int)getpid());
+	const char *argv[] = { MEMWATCH, "-p", pid, "--no-heap", "-n", "1", "-f", "openmetrics", NULL };
+	proc_spawn(&mw, argv);
+	while ((line = proc_line(&mw, 20000)) && strcmp(line, "# EOF"))
+		found |= !strncmp(line, want, strlen(want));
+	cr_expect(found, "the label names it whole: %s", want);
+	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0: %s", proc_stderr(&mw));
+	proc_send(&t, "quit\n");
+	proc_wait(&t, 5000);
+	unlink(path);
+}

@@ -115,11 +115,14 @@ static void escape(const char *in, char *out, size_t len)
 	out[o] = '\0';
 }
 
+/* pid="N",comm="NAME", the name escaped: at most twice its length */
+#define MW_WHO_MAX	(2 * 256 + 32)
+
 /* The labels that say which process: pid, and its name (comm) when
  * known, escaped. */
 static void who(const struct mw_snapshot *s, char *out, size_t len)
 {
-	char comm[64];
+	char comm[2 * sizeof(s->comm)];
 
 	if (!s->comm[0]) {
 		snprintf(out, len, "pid=\"%d\"", (int)s->pid);
@@ -132,7 +135,7 @@ static void who(const struct mw_snapshot *s, char *out, size_t len)
 static void struct_samples(FILE *f, const struct family *fam,
 			   const struct mw_layout *l, const struct mw_snapshot *s)
 {
-	char labels[192], id[96];
+	char labels[MW_WHO_MAX + 96], id[MW_WHO_MAX];
 
 	who(s, id, sizeof(id));
 	for (int k = 0; k < l->nstructs; k++) {
@@ -169,7 +172,7 @@ static void struct_samples(FILE *f, const struct family *fam,
 static void target_samples(FILE *f, const struct family *fam,
 			   const struct mw_layout *l, const struct mw_snapshot *s)
 {
-	char labels[160], id[96];
+	char labels[MW_WHO_MAX + 64], id[MW_WHO_MAX];
 
 	who(s, id, sizeof(id));
 	snprintf(labels, sizeof(labels), "%s", id);
@@ -213,7 +216,7 @@ static void target_samples(FILE *f, const struct family *fam,
 static void site_samples(FILE *f, enum mw_expo fmt, const struct mw_layout *l,
 			 const struct mw_snapshot *const *snaps, int n)
 {
-	char site[512], labels[800], id[96];
+	char site[512], labels[MW_WHO_MAX + 640], id[MW_WHO_MAX];
 
 	for (size_t k = 0; k < MW_SITE__COUNT; k++) {
 		const struct mw_field *fam = &mw_site_fields[k];
@@ -264,7 +267,7 @@ static bool any_glibc(const struct mw_snapshot *const *snaps, int n)
 static void glibc_samples(FILE *f, enum mw_expo fmt, const struct mw_snapshot *const *snaps,
 			  int n)
 {
-	char labels[96];
+	char labels[MW_WHO_MAX];
 
 	for (size_t k = 0; k < mw_nglibc_fields; k++) {
 		const struct mw_glibc_field *g = &mw_glibc_fields[k];

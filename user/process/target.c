@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* target.c - open and watch one target process. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -77,10 +78,29 @@ int target__open(struct mw_target *t, pid_t pid, uint32_t slot)
 
 void target__read_comm(struct mw_target *t)
 {
-	char path[64];
+	char path[64], exe[PATH_MAX];
+	const char *base;
 	ssize_t n;
 	int fd;
 
+	/* the executable's file name: the kernel's comm is cut at 15
+	 * characters ("rustnode-glibc-") and is whatever the program set */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if (n > 10 && !strcmp(exe + n - 10, " (deleted)"))
+			exe[n - 10] = '\0';
+		base = strrchr(exe, '/');
+		base = base ? base + 1 : exe;
+		if (*base) {
+			size_t len = strnlen(base, sizeof(t->comm) - 1);
+
+			memcpy(t->comm, base, len);	/* a file name fits: 255 */
+			t->comm[len] = '\0';
+			return;
+		}
+	}
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)t->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	n = fd < 0 ? -1 : read(fd, t->comm, sizeof(t->comm) - 1);

@@ -17,7 +17,8 @@ struct mw_target {
 	uint32_t slot;		/* index into the BPF per-target maps */
 	bool exited;
 	char root[32];		/* "/proc/PID/root" */
-	char comm[16];		/* its name (/proc/PID/comm), at open and execve */
+	char comm[256];		/* its name: its executable's file name (not the
+				 * kernel's 15-character comm), at open and execve */
 };
 
 /* Opens @pid. 0, or -1 after one message (no such process, kernel thread,

@@ -37,7 +37,7 @@ struct mw_struct_sample {
 struct mw_snapshot {
 	struct timespec when;		/* CLOCK_REALTIME */
 	pid_t pid;
-	char comm[16];			/* the process's name, "" if unknown */
+	char comm[256];			/* the process's name, "" if unknown */
 	uint64_t c[MW_C__COUNT];	/* enum mw_counter, summed over CPUs */
 	uint64_t lost_missed;		/* probe runs the kernel skipped */
 	int64_t live_bytes;		/* alloc_bytes - free_bytes */
