@@ -381,6 +381,12 @@ bench-read: deps
 		$(BUILD)/bench/read_big_cxx
 	$(Q)BENCH_ONLY=read bash tests/bench/run.sh
 
+# the structure-call section alone
+bench-calls: deps
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/pair_loop \
+		$(BUILD)/bench/pair_loop_unwind
+	$(Q)BENCH_ONLY=calls bash tests/bench/run.sh
+
 # docs/metrics.md from the tables of user/export/fields.c; the unit tests
 # fail when the committed file is stale
 $(BUILD)/mkmetrics: tests/tools/mkmetrics.c $(BUILD)/user/export/fields.o
@@ -441,7 +447,7 @@ FUZZ_LIBS_http     := -Wl,--wrap=getaddrinfo $(FUZZ_CLI_LIBS)
 FUZZ_SRCS_webconfig := user/web/webconfig.c user/log.c
 FUZZ_LIBS_webconfig := -lyaml -lgnutls -lmicrohttpd
 
-.PHONY: fuzz fuzz-regress bench-read
+.PHONY: fuzz fuzz-regress bench-read bench-calls
 
 $(foreach n,$(FUZZ_NAMES),$(eval $(BUILD)/fuzz/fuzz_$(n): $(FUZZ_SRCS_$(n))))
 

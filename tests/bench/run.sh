@@ -159,9 +159,9 @@ measure() {
 echo "memwatch bench: $(nproc) CPUs, Linux $(uname -r), $PAIRS pairs or calls a run,"
 echo "$ROUNDS rounds, modes alternated"
 
-# BENCH_ONLY=read (make bench-read): the --read section alone
-if [ "${BENCH_ONLY:-}" = read ]; then
-	source tests/bench/read.sh
+# BENCH_ONLY=read (make bench-read) or calls: that section alone
+if [ "${BENCH_ONLY:-}" = read ] || [ "${BENCH_ONLY:-}" = calls ]; then
+	source "tests/bench/$BENCH_ONLY.sh"
 	exit 0
 fi
 
@@ -482,49 +482,8 @@ for m in untraced floor memwatch; do
 	stop_loop
 done
 
-# ------------------------------------------------- structure functions
-# call_measure BINARY [MEMWATCH OPTIONS...]: ns per registry_insert call on
-# a fresh target, into MEASURED
-call_measure() {
-	local bin=$1
-	shift
-	coproc LOOPP { exec "$bin" "$PAIRS" 1; }
-	read -r _ <&"${LOOPP[0]}"
-	MEASURED=-
-	attach_memwatch "$@" || return
-	ask calls
-	MEASURED=${REPLY_LINE%% *}
-	stop_tracer
-	stop_loop
-}
-
-echo
-echo "structure function calls ($PAIRS calls of an insert that starts with a call"
-echo "and makes two; ns per call, median of $ROUNDS, modes alternated):"
-INS="--struct registry --insert registry_insert"
-UNWIND=build/bench/pair_loop_unwind
-call_modes="untraced entry ret ret-unwinding heap-scope"
-declare -A cruns
-for r in $(seq "$ROUNDS"); do
-	for m in $call_modes; do
-		case $m in
-		untraced) call_measure "$LOOP" ;;
-		entry) call_measure "$LOOP" --no-heap $INS ;;
-		ret) call_measure "$LOOP" --no-heap $INS --delta ret ;;
-		ret-unwinding) call_measure "$UNWIND" --no-heap $INS --delta ret ;;
-		heap-scope) call_measure "$LOOP" $INS ;;
-		esac
-		cruns[$m]="${cruns[$m]:-} $MEASURED"
-		progress calls "$m" "$MEASURED ns/call"
-	done
-done
-for m in $call_modes; do
-	printf '%-14s %8s  %s\n' "$m" "$(printf '%s\n' ${cruns[$m]} | grep -v '^-$' | median)" "${cruns[$m]}"
-done
-echo "  entry: --no-heap, the entry probe alone; ret: --delta ret in a C target"
-echo "  (a return probe); ret-unwinding: the same where the target maps an"
-echo "  unwinder (probes on its return instructions); heap-scope: heap mode,"
-echo "  the insert's scope known from its entry"
+# ------------------------------------------------ structure function calls
+source tests/bench/calls.sh
 
 # ------------------------------------------------ structures read (--read)
 source tests/bench/read.sh
