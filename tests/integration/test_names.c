@@ -136,3 +136,29 @@ Test(names, rust_inlined_only__ret_refused, .timeout = 60)
 
 	refused(extra, want);
 }
+
+/* --delta ret where the target can unwind: read at the return
+ * instructions, which the kernel single-steps (said, with its cost), and
+ * exact: a call that panics returns nothing. */
+Test(names, rust_ret_in_an_unwinding_target__said_and_exact, .timeout = 120)
+{
+	const char *extra[] = { "--no-heap", "--struct", "dag", "--insert", "add_certificate",
+				"--delta", "ret", NULL };
+	struct session s;
+	const char *err;
+	char *reply;
+
+	session_start_target(&s, rust_node, extra);
+	err = proc_stderr(&s.mw);
+	cr_expect(strstr(err, "its return instructions are probed for --delta ret, and the kernel single-steps ret"),
+		  "says what ret costs here: %s", err);
+	reply = session_command(&s, "run 40\n");
+	session_settle(&s);
+	cr_expect_eq(session_int(&s, "dag_elements"), reply_int(reply, "added"),
+		     "the sum of what the calls returned: %s", reply);
+	cr_expect_eq(session_int(&s, "dag_unwound_calls"), reply_int(reply, "panicked"),
+		     "the panicking calls returned nothing, and are counted: %s", reply);
+	cr_expect_eq(session_int(&s, "lost_unpaired"), 0, "no call left unpaired");
+	session_stop(&s);
+	cr_expect_eq(s.target.status, 0, "the target exits 0");
+}
