@@ -10,13 +10,14 @@ VERSION  := 0.1.0
 
 CFLAGS   ?= -O2 -g
 # user/ shows the data flow: process/ (the process and its objects),
-# symbols/, probes/ (what to attach, and attaching it), read/ (structures
+# symbols/, stacks/ (unwind tables and stack walks), probes/ (what to
+# attach, and attaching it), read/ (structures
 # read from the target's memory by their DWARF types), sample/ (reading
 # the maps), session/ (one run, over those), export/ (the feeds and
 # files), web/ (the HTTP server, its page and API); options, privileges
 # and the main loop at its top.
 # Headers are included by their path from user/ ("probes/attach.h").
-USER_DIRS := user user/process user/symbols user/probes user/read user/sample user/session user/export user/web
+USER_DIRS := user user/process user/symbols user/stacks user/probes user/read user/sample user/session user/export user/web
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    -Iinclude -Iuser -I$(BUILD) -DMEMWATCH_VERSION='"$(VERSION)"'
 LDLIBS   := -lbpf -lelf -lz -liberty -lmicrohttpd -lcapstone -lprotobuf-c -ljson-c -lpthread \
@@ -72,7 +73,8 @@ TARGETS    += $(patsubst tests/targets/%.rs,$(BUILD)/targets/%,$(wildcard tests/
 endif
 FIXTURES   := $(BUILD)/fixtures/pie $(BUILD)/fixtures/nopie \
 	      $(BUILD)/fixtures/libfix.so $(BUILD)/fixtures/stripped \
-	      $(BUILD)/fixtures/go $(BUILD)/fixtures/go_nodwarf $(BUILD)/fixtures/read
+	      $(BUILD)/fixtures/go $(BUILD)/fixtures/go_nodwarf $(BUILD)/fixtures/read \
+	      $(BUILD)/fixtures/chain $(BUILD)/fixtures/libchain.so
 
 ifeq ($(V),1)
 Q :=
@@ -288,6 +290,12 @@ $(BUILD)/fixtures/go: tests/fixtures/go_fixture.go | $(BUILD)/fixtures
 	$(Q)$(GO_ENV) $(GO) build -o $@ $<
 $(BUILD)/fixtures/go_nodwarf: tests/fixtures/go_fixture.go | $(BUILD)/fixtures
 	$(Q)$(GO_ENV) $(GO) build -ldflags=-w -o $@ $<
+# a call chain through a library, built as releases are: no frame pointers
+$(BUILD)/fixtures/libchain.so: tests/fixtures/chain_fixture.c | $(BUILD)/fixtures
+	$(Q)$(CC) -O2 -fomit-frame-pointer -fPIC -shared $< -o $@
+$(BUILD)/fixtures/chain: tests/fixtures/chain_fixture.c $(BUILD)/fixtures/libchain.so | $(BUILD)/fixtures
+	$(Q)$(CC) -O2 -fomit-frame-pointer -DCHAIN_PROGRAM $< -L$(BUILD)/fixtures -lchain \
+		-Wl,-rpath,'$$ORIGIN' -o $@
 $(BUILD)/fixtures/stripped: $(BUILD)/fixtures/pie
 	$(Q)objcopy --only-keep-debug $< $@.debug
 	$(Q)objcopy --strip-all $< $@

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfi.c - an object's unwind table from its .eh_frame. The FDEs are found
+ * through the search table of .eh_frame_hdr (PT_GNU_EH_FRAME), whose
+ * entries give each FDE's first address; libdw runs the CFI program of
+ * the FDE to each row (dwarf_cfi_addrframe gives the row at an address,
+ * and the range it covers), and each row is reduced to what a walker on
+ * x86-64 can follow. The file is the target's, so untrusted: the search
+ * table is bounded by its segment, and every count by what was read.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdw.h>
+#include "stacks/cfi.h"
+
+#define MW_REG_RBP	6	/* DWARF's x86-64 register numbers */
+#define MW_REG_RSP	7
+#define MW_REG_RA	16
+#define MW_EH_HDR_MAX	(64u << 20)	/* a larger search table is refused */
+
+#define DW_EH_PE_udata4	0x03
+#define DW_EH_PE_sdata4	0x0b
+#define DW_EH_PE_udata8	0x04
+#define DW_EH_PE_sdata8	0x0c
+#define DW_EH_PE_datarel 0x30
+
+/* ---------------------------------------------------------- the rows */
+
+/* An offset from the CFA (DW_OP_call_frame_cfa; DW_OP_plus_uconst N or
+ * DW_OP_consts N, DW_OP_plus), into *@off; false for anything else. */
+static bool cfa_offset(const Dwarf_Op *ops, size_t n, int64_t *off)
+{
+	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return true;
+	}
+	if (n == 3 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_consts &&
+	    ops[2].atom == DW_OP_plus) {
+		*off = (int64_t)ops[1].number;
+		return true;
+	}
+	return false;
+}
+
+/* The PLT's rule, as GNU ld and lld write it: %rsp + 8, and 8 more once
+ * (%rip & 15) >= N (the entry's push has run). */
+static bool plt_rule(const Dwarf_Op *ops, size_t n, struct mw_cfi_row *r)
+{
+	static const uint8_t shape[] = {
+		DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0, DW_OP_ge, DW_OP_lit3,
+		DW_OP_shl, DW_OP_plus,
+	};
+
+	if (n != sizeof(shape))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (shape[i] && ops[i].atom != shape[i])
+			return false;
+	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit31 || ops[1].number != 0 ||
+	    (int64_t)ops[0].number < 0 || (int64_t)ops[0].number > 64)
+		return false;
+	r->kind = MW_CFA_PLT;
+	r->off = (int32_t)ops[0].number;
+	r->plt = (uint8_t)(ops[4].atom - DW_OP_lit0);
+	return true;
+}
+
+/* @f reduced to a row: the CFA's rule, the return address at CFA-8, and
+ * where %rbp was saved. */
+static void reduce(Dwarf_Frame *f, struct mw_cfi_row *r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	int64_t off;
+
+	r->kind = MW_CFA_OTHER;
+	if (dwarf_frame_register(f, MW_REG_RA, mem, &ops, &n) == 0 && n == 0 && ops == mem) {
+		r->kind = MW_CFA_END;	/* undefined: nothing called this */
+		return;
+	}
+	if (dwarf_frame_register(f, MW_REG_RA, mem, &ops, &n) || !cfa_offset(ops, n, &off) ||
+	    off != -8)
+		return;
+	if (dwarf_frame_cfa(f, &ops, &n) || n == 0)
+		return;
+	if (n == 1 && ops[0].atom == DW_OP_bregx &&
+	    (ops[0].number == MW_REG_RSP || ops[0].number == MW_REG_RBP) &&
+	    (int64_t)ops[0].number2 >= INT32_MIN && (int64_t)ops[0].number2 <= INT32_MAX) {
+		r->kind = ops[0].number == MW_REG_RSP ? MW_CFA_RSP : MW_CFA_RBP;
+		r->off = (int32_t)ops[0].number2;
+	} else if (!plt_rule(ops, n, r)) {
+		return;
+	}
+	if (dwarf_frame_register(f, MW_REG_RBP, mem, &ops, &n))
+		return;
+	if (n == 0)	/* same value, or undefined (the walk keeps what it has) */
+		return;
+	if (!cfa_offset(ops, n, &off) || off < INT16_MIN || off > INT16_MAX || !off) {
+		r->kind = MW_CFA_OTHER;
+		return;
+	}
+	r->rbp = (int16_t)off;
+}
+
+static bool same_rule(const struct mw_cfi_row *a, const struct mw_cfi_row *b)
+{
+	return a->kind == b->kind && a->off == b->off && a->rbp == b->rbp && a->plt == b->plt;
+}
+
+/* Appends @r unless it only repeats the last row's rule. */
+static int push(struct mw_cfi *t, size_t *cap, const struct mw_cfi_row *r)
+{
+	if (t->n && same_rule(&t->rows[t->n - 1], r))
+		return 0;
+	if (t->n && t->rows[t->n - 1].pc == r->pc) {	/* replaces an empty one */
+		t->rows[t->n - 1] = *r;
+		return 0;
+	}
+	if (t->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 1024;
+		struct mw_cfi_row *v = realloc(t->rows, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->rows = v;
+		*cap = ncap;
+	}
+	t->rows[t->n++] = *r;
+	return 0;
+}
+
+/* The rows of the FDE that starts at @pc, up to @limit (the next FDE's
+ * start); a gap after it. */
+static int fde_rows(Dwarf_CFI *cfi, uint64_t pc, uint64_t limit, struct mw_cfi *t,
+		    size_t *cap)
+{
+	int err = 0;
+
+	while (!err && pc < limit) {
+		struct mw_cfi_row r = { .pc = pc };
+		Dwarf_Addr start, end;
+		Dwarf_Frame *f;
+		bool signal;
+
+		if (dwarf_cfi_addrframe(cfi, pc, &f))
+			break;
+		dwarf_frame_info(f, &start, &end, &signal);
+		reduce(f, &r);
+		free(f);
+		if (end <= pc)
+			break;	/* a malformed range: go no further */
+		err = push(t, cap, &r);
+		pc = end;
+	}
+	if (!err && pc < limit)
+		err = push(t, cap, &(struct mw_cfi_row){ .pc = pc, .kind = MW_CFA_NONE });
+	return err;
+}
+
+/* --------------------------------------------------- the search table */
+
+struct eh_hdr {
+	uint64_t vaddr;		/* of .eh_frame_hdr: the table's base */
+	const uint8_t *table;	/* (initial location, FDE) pairs */
+	uint32_t count;
+};
+
+static int ptr_size(uint8_t enc)
+{
+	switch (enc & 0x0f) {
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		return 4;
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		return 8;
+	}
+	return -1;
+}
+
+/* The search table in @buf (@len bytes of PT_GNU_EH_FRAME at @vaddr). */
+static int parse_hdr(const uint8_t *buf, size_t len, uint64_t vaddr, struct eh_hdr *h)
+{
+	int p;
+	uint32_t count;
+
+	if (len < 4 || buf[0] != 1)
+		return -EINVAL;
+	p = ptr_size(buf[1]);
+	/* the count as udata4 and the table as datarel sdata4: what GNU ld,
+	 * gold and lld write */
+	if (p < 0 || buf[2] != DW_EH_PE_udata4 || buf[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return -ENOTSUP;
+	if (len < 4 + (size_t)p + 4)
+		return -EINVAL;
+	memcpy(&count, buf + 4 + p, 4);
+	if (count > (len - 8 - (size_t)p) / 8)
+		return -EINVAL;
+	h->vaddr = vaddr;
+	h->table = buf + 8 + p;
+	h->count = count;
+	return 0;
+}
+
+static uint64_t entry_pc(const struct eh_hdr *h, uint32_t i)
+{
+	int32_t loc;
+
+	memcpy(&loc, h->table + 8 * (size_t)i, 4);
+	return h->vaddr + (uint64_t)(int64_t)loc;
+}
+
+/* PT_GNU_EH_FRAME of @e, read from @fd into a new *@buf. */
+static int read_hdr(Elf *e, int fd, uint8_t **buf, size_t *len, uint64_t *vaddr)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e, &n))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
+			continue;
+		if (ph.p_filesz < 4 || ph.p_filesz > MW_EH_HDR_MAX)
+			return -EINVAL;
+		*buf = malloc(ph.p_filesz);
+		if (!*buf)
+			return -ENOMEM;
+		if (pread(fd, *buf, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz) {
+			free(*buf);
+			*buf = NULL;
+			return -EINVAL;
+		}
+		*len = ph.p_filesz;
+		*vaddr = ph.p_vaddr;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* ------------------------------------------------------------- table */
+
+int cfi__build(const char *path, struct mw_cfi *out)
+{
+	Dwarf_CFI *cfi = NULL;
+	struct eh_hdr h;
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0;
+	uint64_t vaddr = 0, done = 0;
+	Elf *e = NULL;
+	int fd, err;
+
+	memset(out, 0, sizeof(*out));
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	err = e ? read_hdr(e, fd, &buf, &len, &vaddr) : -EINVAL;
+	if (!err)
+		err = parse_hdr(buf, len, vaddr, &h);
+	if (!err && !(cfi = dwarf_getcfi_elf(e)))
+		err = -ENOENT;
+	for (uint32_t i = 0; !err && i < h.count; i++) {
+		uint64_t pc = entry_pc(&h, i);
+		uint64_t limit = i + 1 < h.count ? entry_pc(&h, i + 1) : UINT64_MAX;
+
+		if (pc < done || limit < pc)	/* unsorted or overlapping: skip */
+			continue;
+		err = fde_rows(cfi, pc, limit, out, &cap);
+		done = pc;
+	}
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	if (e)
+		elf_end(e);
+	close(fd);
+	free(buf);
+	if (err)
+		cfi__free(out);
+	return err;
+}
+
+void cfi__free(struct mw_cfi *t)
+{
+	free(t->rows);
+	t->rows = NULL;
+	t->n = 0;
+}
+
+const struct mw_cfi_row *cfi__find(const struct mw_cfi *t, uint64_t pc)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {	/* the last row with rows[i].pc <= pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || t->rows[lo - 1].kind == MW_CFA_NONE)
+		return NULL;
+	return &t->rows[lo - 1];
+}
