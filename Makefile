@@ -418,7 +418,7 @@ clean:
 
 FUZZ_CC        ?= clang
 FUZZ_SECONDS   ?= 60
-FUZZ_NAMES     := elfsym procmaps config symmatch http webconfig walk
+FUZZ_NAMES     := elfsym procmaps config symmatch http webconfig walk cfi
 FUZZ_BINS      := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
 # -fno-sanitize-recover: a UBSan report is a crash, not a line of output
 FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -427,6 +427,8 @@ FUZZ_RUN_FLAGS := -timeout=10 -rss_limit_mb=2048
 
 # the user sources each harness compiles in, and what they link
 FUZZ_SRCS_elfsym   := user/symbols/elfsym.c user/symbols/debugfile.c
+FUZZ_SRCS_cfi      := user/stacks/cfi.c
+FUZZ_LIBS_cfi      := -ldw -lelf -lz
 FUZZ_LIBS_elfsym   := -lelf -lz
 FUZZ_SRCS_procmaps := user/process/procmaps.c
 FUZZ_LIBS_procmaps :=

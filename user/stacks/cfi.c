@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <elfutils/libdw.h>
 #include "stacks/cfi.h"
@@ -136,9 +137,9 @@ static int push(struct mw_cfi *t, size_t *cap, const struct mw_cfi_row *r)
 }
 
 /* The rows of the FDE that starts at @pc, up to @limit (the next FDE's
- * start); a gap after it. */
+ * start); a gap after it. *@reached: where its rows end. */
 static int fde_rows(Dwarf_CFI *cfi, uint64_t pc, uint64_t limit, struct mw_cfi *t,
-		    size_t *cap)
+		    size_t *cap, uint64_t *reached)
 {
 	int err = 0;
 
@@ -160,6 +161,7 @@ static int fde_rows(Dwarf_CFI *cfi, uint64_t pc, uint64_t limit, struct mw_cfi *
 	}
 	if (!err && pc < limit)
 		err = push(t, cap, &(struct mw_cfi_row){ .pc = pc, .kind = MW_CFA_NONE });
+	*reached = pc < limit ? pc + 1 : limit;	/* past its gap row */
 	return err;
 }
 
@@ -245,6 +247,25 @@ static int read_hdr(Elf *e, int fd, uint8_t **buf, size_t *len, uint64_t *vaddr)
 	return -ENOENT;
 }
 
+/* Whether every section of @e (@size bytes) lies inside the file: libdw
+ * reads .eh_frame through them, and libelf leaks on some that do not. */
+static bool sections_sane(Elf *e, uint64_t size)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			return false;
+		if (sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;
+		if (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
+			return false;
+	}
+	return true;
+}
+
 /* ------------------------------------------------------------- table */
 
 int cfi__build(const char *path, struct mw_cfi *out)
@@ -255,6 +276,7 @@ int cfi__build(const char *path, struct mw_cfi *out)
 	size_t len = 0, cap = 0;
 	uint64_t vaddr = 0, done = 0;
 	Elf *e = NULL;
+	struct stat st;
 	int fd, err;
 
 	memset(out, 0, sizeof(*out));
@@ -262,8 +284,13 @@ int cfi__build(const char *path, struct mw_cfi *out)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	err = e ? read_hdr(e, fd, &buf, &len, &vaddr) : -EINVAL;
+	/* mapped, not read: libelf then copies no section (and leaks none
+	 * of a malformed file's) */
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	err = e && elf_kind(e) == ELF_K_ELF && fstat(fd, &st) == 0 &&
+	      sections_sane(e, (uint64_t)st.st_size) ? 0 : -EINVAL;
+	if (!err)
+		err = read_hdr(e, fd, &buf, &len, &vaddr);
 	if (!err)
 		err = parse_hdr(buf, len, vaddr, &h);
 	if (!err && !(cfi = dwarf_getcfi_elf(e)))
@@ -272,10 +299,11 @@ int cfi__build(const char *path, struct mw_cfi *out)
 		uint64_t pc = entry_pc(&h, i);
 		uint64_t limit = i + 1 < h.count ? entry_pc(&h, i + 1) : UINT64_MAX;
 
-		if (pc < done || limit < pc)	/* unsorted or overlapping: skip */
+		/* an entry out of order, or inside rows already made: skipped,
+		 * so that the rows stay sorted */
+		if (pc < done || limit < pc)
 			continue;
-		err = fde_rows(cfi, pc, limit, out, &cap);
-		done = pc;
+		err = fde_rows(cfi, pc, limit, out, &cap, &done);
 	}
 	if (cfi)
 		dwarf_cfi_end(cfi);
