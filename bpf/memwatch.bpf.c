@@ -83,6 +83,8 @@ struct mw_scope {
 	__u64 cookie;
 	__u64 ra;
 	__s64 delta;	/* elements the call counted at its entry (one, argN) */
+	__u32 unwinding;	/* open when an exception's search began */
+	__u32 pad;
 };
 
 /* The last call of a split function's header on a thread (MW_SF_HEAD):
@@ -409,10 +411,26 @@ static __always_inline bool scope_open(const struct mw_scope *s, __u64 sp)
 	return tramp && v == tramp && held_by_trampoline(s->sp, ra);
 }
 
-/* A scope that waits for its return value and ended without it: lost. */
+/* The call whose scope @s is was unwound: counted, and what it counted
+ * at its entry taken back. */
+static __always_inline void scope_unwound(const struct mw_scope *s)
+{
+	struct mw_struct_stats *ss = sstats(MW_COOKIE_SLOT(s->cookie), MW_SF_ID(s->cookie));
+
+	if (!ss)
+		return;
+	ss->unwound_calls++;
+	ss->elements -= s->cookie & MW_SF_REMOVE ? -s->delta : s->delta;
+}
+
+/* A scope that ended without its return: one an exception's search found
+ * open ends by the unwinding (a cleanup frame above it overwrote its
+ * slot); else one that waits for its return value is lost. */
 static __always_inline void scope_gone(const struct mw_scope *s, __u32 slot)
 {
-	if (MW_SF_DELTA(s->cookie) == MW_DELTA_RET)
+	if (s->unwinding)
+		scope_unwound(s);
+	else if (MW_SF_DELTA(s->cookie) == MW_DELTA_RET)
 		count(slot, MW_C_LOST_UNPAIRED, 1);
 }
 
@@ -1034,31 +1052,36 @@ int struct_enter(struct pt_regs *ctx)
 		return 0;
 	if (MW_SF_ROOT(cookie))
 		note_root(ctx, pl, cookie, ss);
-	if (want_sites && !(cookie & MW_SF_REMOVE))
+	if (want_sites && !(cookie & (MW_SF_REMOVE | MW_SF_COPY)))
 		count_insert_site(slot, MW_SF_ID(cookie), sp);
 	/* one and argN count when the call is made (and are taken back if
 	 * an exception unwinds it: its scope remembers them); ret counts
 	 * when it returns */
 	delta = MW_SF_DELTA(cookie) != MW_DELTA_RET ? arg_delta(ctx, pl, MW_SF_DELTA(cookie)) : 0;
 	struct_call(ss, cookie, MW_SF_DELTA(cookie) != MW_DELTA_RET, delta);
-	if (!(cookie & MW_SF_SCOPE))
+	if (!(cookie & (MW_SF_SCOPE | MW_SF_UNWIND)))
 		return 0;
 	t = thread(true);
 	if (!t || bpf_probe_read_user(&ra, sizeof(ra), (void *)sp)) {
-		count(slot, MW_C_LOST_SCOPES, 1);
+		if (cookie & MW_SF_SCOPE)
+			count(slot, MW_C_LOST_SCOPES, 1);
 		return 0;
 	}
 	prune_scopes(t, sp, slot);	/* a caller at this slot tail-called us */
 	drop_reentered(t, sp, cookie, slot);
 	n = t->nscopes;
 	if (n >= MW_MAX_SCOPES) {
-		count(slot, MW_C_LOST_SCOPES, 1);
+		/* a scope kept for unwinding only loses nothing until an
+		 * exception crosses it */
+		if (cookie & MW_SF_SCOPE)
+			count(slot, MW_C_LOST_SCOPES, 1);
 		return 0;
 	}
 	t->scopes[n].sp = sp;
 	t->scopes[n].cookie = cookie;
 	t->scopes[n].ra = ra;
 	t->scopes[n].delta = delta;
+	t->scopes[n].unwinding = 0;
 	t->nscopes = n + 1;
 	return 0;
 }
@@ -1101,18 +1124,6 @@ int thread_exit(struct pt_regs *ctx)
 	if (t)
 		t->exiting = 1;
 	return 0;
-}
-
-/* The call whose scope @s is was unwound: counted, and what it counted
- * at its entry taken back. */
-static __always_inline void scope_unwound(const struct mw_scope *s)
-{
-	struct mw_struct_stats *ss = sstats(MW_COOKIE_SLOT(s->cookie), MW_SF_ID(s->cookie));
-
-	if (!ss)
-		return;
-	ss->unwound_calls++;
-	ss->elements -= s->cookie & MW_SF_REMOVE ? -s->delta : s->delta;
 }
 
 /* The call whose scope @s is returns @rc: its scope ends. */
@@ -1188,19 +1199,34 @@ int struct_return(struct pt_regs *ctx)
 
 /*
  * An exception's personality routine (unwind.c probes those of C++, Rust
- * and C), called for the frame that handles it, in the unwind's second
- * phase: arg2 has _UA_CLEANUP_PHASE | _UA_HANDLER_FRAME, arg4 is the
- * _Unwind_Exception, whose private_2 (offset 24) the unwinder set to that
- * frame's stack pointer at its call (libgcc: its callee's CFA; LLVM's
- * libunwind: its SP). Every scope whose return slot is below it, and
- * whose call is still open, is being unwound: it ends, counted as
- * unwound; a ret delta is not counted (no value returned), and one or
- * argN, counted at the entry, is taken back: an insert an exception or
- * panic unwinds added nothing, as C++'s strong guarantee and a Rust
- * panic before the mutation have it. A scope whose call had already
- * returned just ends.
+ * and C). In the unwind's first phase (arg2 has _UA_SEARCH_PHASE) the
+ * stack is whole: every scope still open then is a call the exception
+ * may unwind, and is marked. In the second phase, the cleanup code of
+ * the frames above such a call runs first (its drops, a free, the call
+ * to _Unwind_Resume): they overwrite the call's return slot, so a marked
+ * scope that then looks over has been unwound (scope_gone). Called for
+ * the frame that handles the exception (_UA_CLEANUP_PHASE |
+ * _UA_HANDLER_FRAME), arg4 is the _Unwind_Exception, whose private_2
+ * (offset 24) the unwinder set to that frame's stack pointer at its call
+ * (libgcc: its callee's CFA; LLVM's libunwind: its SP). Every scope whose
+ * return slot is below it, and that was marked or is still open, is
+ * unwound: it ends, counted as unwound; a ret delta is not counted (no
+ * value returned), and one or argN, counted at the entry, is taken back:
+ * an insert an exception or panic unwinds added nothing, as C++'s strong
+ * guarantee and a Rust panic before the mutation have it. The scopes
+ * that remain (the handler's and its callers') lose their mark. A scope
+ * whose call had already returned just ends.
  */
+#define MW_UA_SEARCH	1
 #define MW_UA_HANDLER	(2 | 4)
+
+/* Phase one: marks the scopes open at stack pointer @sp. */
+static __always_inline void mark_unwinding(struct mw_thread *t, __u64 sp)
+{
+	for (int i = 0; i < MW_MAX_SCOPES; i++)
+		if ((__u32)i < t->nscopes && scope_open(&t->scopes[i], sp))
+			t->scopes[i].unwinding = 1;
+}
 
 SEC("uprobe")
 int unwind_handler(struct pt_regs *ctx)
@@ -1208,13 +1234,18 @@ int unwind_handler(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	const struct mw_place *pl = place_of(cookie);
 	__u64 exc = entry_arg(ctx, pl, MW_PERSONALITY_EXCEPTION), keep = 0;
+	__u32 actions = (__u32)entry_arg(ctx, pl, MW_PERSONALITY_ACTIONS);
 	struct mw_thread *t;
 
 	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
-	if (((__u32)entry_arg(ctx, pl, MW_PERSONALITY_ACTIONS) & MW_UA_HANDLER) != MW_UA_HANDLER)
-		return 0;
 	t = thread(false);
-	if (!t || !t->nscopes ||
+	if (!t || !t->nscopes)
+		return 0;
+	if (actions & MW_UA_SEARCH) {
+		mark_unwinding(t, PT_REGS_SP(ctx));
+		return 0;
+	}
+	if ((actions & MW_UA_HANDLER) != MW_UA_HANDLER ||
 	    bpf_probe_read_user(&keep, sizeof(keep), (void *)(exc + 24)))
 		return 0;
 	for (int i = 0; i < MW_MAX_SCOPES; i++) {
@@ -1226,10 +1257,13 @@ int unwind_handler(struct pt_regs *ctx)
 		s = &t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)];
 		if (s->sp >= keep)
 			break;
-		if (scope_open(s, PT_REGS_SP(ctx)))
+		if (s->unwinding || scope_open(s, PT_REGS_SP(ctx)))
 			scope_unwound(s);
 		t->nscopes = n - 1;
 	}
+	for (int i = 0; i < MW_MAX_SCOPES; i++)
+		if ((__u32)i < t->nscopes)
+			t->scopes[i].unwinding = 0;
 	return 0;
 }
 

@@ -193,6 +193,14 @@ enum mw_delta {
  * in the roots table. A probe on the root type's drop (Rust's
  * drop_in_place, a C++ destructor: root_drop) takes it out again.
  */
+/*
+ * MW_SF_UNWIND: a scope kept only so that a call an exception or panic
+ * unwinds adds nothing (one, argN, in a process that can unwind): one
+ * that does not fit is not a lost figure. MW_SF_COPY: an inlined copy,
+ * with no call of its own: no return address to read, no insert site.
+ */
+#define MW_SF_UNWIND		(1ull << 33)
+#define MW_SF_COPY		(1ull << 34)
 #define MW_SF_ROOT_SHIFT	30
 #define MW_SF_ROOT(c)		((__u32)(((c) >> MW_SF_ROOT_SHIFT) & 7))
 #define MW_SF_WITH_ROOT(n)	((__u64)(n) << MW_SF_ROOT_SHIFT)
@@ -354,6 +362,7 @@ _Static_assert(MW_OP__COUNT <= 0xff, "an allocator cookie has 8 bits of op");
 _Static_assert(MW_DELTA_ARG1 + 5 <= 0xff, "a structure cookie has 8 bits of delta rule");
 _Static_assert(MW_SF_REMOVE >= (1ull << (MW_SF_DELTA_SHIFT + 8)), "structure flags above the delta rule");
 _Static_assert(MW_ALLOC_NORESERVE < MW_COOKIE_STEPPED && MW_SF_WITH_ROOT(7) < MW_COOKIE_STEPPED &&
+	       MW_SF_WITH_ROOT(7) < MW_SF_UNWIND && MW_SF_COPY < MW_COOKIE_STEPPED &&
 	       MW_SF_DIRECT < MW_SF_WITH_ROOT(1) &&
 	       MW_COOKIE_STEPPED < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
 _Static_assert(MW_C_HITS + MW_HIT_STEPPED == MW_C_HITS_STEPPED &&

@@ -168,6 +168,17 @@ fn block_on<F: Future>(f: F) -> F::Output {
     }
 }
 
+/// Hands a certificate to consensus, as a node's task does, with a note of
+/// it held across the call: its drop is cleanup code that a panic in
+/// add_certificate runs on its way to the task boundary.
+#[inline(never)]
+fn submit(state: &mut consensus::ConsensusState, round: u64, author: u64, len: usize) -> usize {
+    let note = format!("certificate {} of round {}", author, round);
+    let added = state.add_certificate(round, author, len);
+    std::hint::black_box(&note);
+    added
+}
+
 /// Removes the oldest certificate outside the task: the second copy.
 #[inline(never)]
 fn evict(state: &mut consensus::ConsensusState) -> usize {
@@ -203,9 +214,7 @@ fn main() {
                 for i in 0..n {
                     let author = if i % 5 == 4 { consensus::BAD_AUTHOR } else { i % 4 };
                     let len = 16 + (i % 7) as usize * 8;
-                    let r = catch_unwind(AssertUnwindSafe(|| {
-                        state.add_certificate(round, author, len)
-                    }));
+                    let r = catch_unwind(AssertUnwindSafe(|| submit(&mut state, round, author, len)));
                     inserts += 1;
                     match r {
                         Ok(v) => *returned.entry("add").or_default() += v as u64,

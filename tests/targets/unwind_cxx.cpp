@@ -12,7 +12,8 @@
  *   - reg_insert() (a structure's insert) throws invalid_argument for a
  *     bad key after allocating; caught two frames up (via() -> reg_insert);
  *   - outer_add() -> middle() -> reg_insert(): an exception crossing two
- *     probed frames and one plain one, caught above outer_add;
+ *     probed frames and one plain one with cleanup code (a string it
+ *     frees as the exception passes), caught above outer_add;
  *   - chk_insert() throws and catches inside itself and returns normally:
  *     its return must still be seen (memwatch restores the frames it
  *     borrowed for an unwind and takes them back for the survivors);
@@ -30,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 #include <stdexcept>
 #include <thread>
 #include <dlfcn.h>
@@ -119,11 +121,14 @@ __attribute__((noinline)) int via(Registry *r, const char *key)
 	return v;
 }
 
+/* Holds a string across the call: its destructor is cleanup code that
+ * runs (and frees) before the handler is found to be further up. */
 __attribute__((noinline)) int middle(Registry *r, const char *key)
 {
+	std::string note(64, 'm');
 	int v = reg_insert(r, key) + 1;
 
-	asm volatile("" ::: "memory");
+	asm volatile("" : : "r"(note.data()) : "memory");
 	return v;
 }
 

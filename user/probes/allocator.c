@@ -412,7 +412,9 @@ int allocator__resolve(const struct mw_target *t, const struct mw_objects *objs,
 	}
 	fam = family_of(main_obj, &prefix, false);
 	n = add_family(main_obj, fam, prefix, tab);
-	if (n < 0 || add_thread_exit(main_obj, tab) < 0) {
+	if (n < 0)
+		return -1;	/* said */
+	if (add_thread_exit(main_obj, tab) < 0) {
 		mw_err("out of memory");
 		return -1;
 	}

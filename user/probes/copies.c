@@ -15,6 +15,7 @@
 #include "symbols/inlined.h"
 #include "symbols/symmatch.h"
 #include "probes/copies.h"
+#include "probes/placement.h"
 #include "probes/structs.h"
 
 #define MW_COPIES_SHOWN	4	/* callers named in a message */
@@ -125,15 +126,20 @@ int copies__probe(const struct mw_target *t, const struct mw_func_spec *f,
 	struct mw_inlined_copy *v;
 	char where[1200], name[512], caller[512], what[1100];
 	int argno = f->delta >= MW_DELTA_ARG1 ? (int)(f->delta - MW_DELTA_ARG1 + 1) : 0;
-	uint64_t cookie = MW_SF_COOKIE(f->struct_id, f->delta) | (f->remove ? MW_SF_REMOVE : 0);
-	long k = inlined__copies(obj->path, want, &w, &v);
+	uint64_t cookie = MW_SF_COOKIE(f->struct_id, f->delta) | (f->remove ? MW_SF_REMOVE : 0) |
+			  MW_SF_COPY;
+	long k = inlined__copies(obj->path, want, &w, &v), probed = 0;
 
 	if (k < 0) {
 		mw_err("out of memory");
 		return -1;
 	}
-	if (k == 0 || (!m && !one_origin(f, v, k)))
+	if (k == 0)
 		goto out;
+	if (!m && !one_origin(f, v, k)) {
+		k = -1;		/* said: refused */
+		goto out;
+	}
 	callers(v, k, where, sizeof(where));
 	shown(v[0].origin, name, sizeof(name));
 	if (f->delta == MW_DELTA_RET) {
@@ -150,23 +156,35 @@ int copies__probe(const struct mw_target *t, const struct mw_func_spec *f,
 	}
 	for (long i = 0; i < k; i++) {
 		struct mw_abi abi = { .go = false };
-		uint64_t off = elfsym__vaddr_to_offset(obj->elf, v[i].entry);
+		uint64_t off = elfsym__vaddr_to_offset(obj->elf, v[i].entry), into = 0;
+		const struct mw_sym *fn = off ? elfsym__at_offset(obj->elf, off, &into) : NULL;
 
+		/* DWARF's word is checked: inside a function's code, on an
+		 * instruction's first byte, or no breakpoint goes there */
+		if (!fn || !placement__starts_insn(obj->path, fn->offset, fn->size, off)) {
+			mw_err("%s '%s': DWARF puts an inlined copy of %s at %#llx in %s, which is not an instruction of a function there: not probed, so %s",
+			       opt_of(f), f->symbol, name, (unsigned long long)v[i].entry, obj->shown,
+			       "calls that reach it are not seen");
+			continue;
+		}
 		for (int a = 0; a < MW_NARGS; a++)
 			abi.arg[a] = (uint8_t)(v[i].arg[a] >= 0 ? v[i].arg[a] : a);
 		snprintf(what, sizeof(what), "%s (inlined in %s)", name,
 			 shown(v[i].caller, caller, sizeof(caller)));
-		if (!off || probes__add_here(tab, obj->path, off, cookie, MW_PROG_STRUCT,
-					     argno ? &abi : NULL, what) < 0) {
-			mw_err("%s '%s': cannot probe the inlined copy of %s at %#llx in %s",
-			       opt_of(f), f->symbol, name, (unsigned long long)v[i].entry, obj->shown);
+		if (probes__add_here(tab, obj->path, off, cookie, MW_PROG_STRUCT,
+				     argno ? &abi : NULL, what) < 0) {
+			mw_err("out of memory");
 			k = -1;
 			goto out;
 		}
+		probed++;
 	}
-	mw_err("%s '%s': pid %d: probes %s%ld inlined cop%s of %s, in %s (DWARF): a call there counts as one%s",
-	       opt_of(f), f->symbol, (int)t->pid, m ? "also " : "", k, k == 1 ? "y" : "ies", name,
-	       where, heap && !f->remove ? ", and what it allocates is not charged to the structure" : "");
+	k = probed;
+	if (k)
+		mw_err("%s '%s': pid %d: probes %s%ld inlined cop%s of %s, in %s (DWARF): a call there counts as one%s",
+		       opt_of(f), f->symbol, (int)t->pid, m ? "also " : "", k, k == 1 ? "y" : "ies",
+		       name, where,
+		       heap && !f->remove ? ", and what it allocates is not charged to the structure" : "");
 out:
 	free(v);
 	return (int)k;

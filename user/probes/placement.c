@@ -628,6 +628,28 @@ void placement__here_file(const char *path, uint64_t offset, const struct mw_abi
 	free(code);
 }
 
+bool placement__starts_insn(const char *path, uint64_t fn, uint64_t size, uint64_t at)
+{
+	uint8_t *code = size && size <= MW_MAX_FUNC_BYTES ? read_code(path, fn, size) : NULL;
+	cs_insn *insn = NULL;
+	bool found = false;
+	size_t n = 0;
+	csh h;
+
+	if (!code || at < fn || at >= fn + size || cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
+		free(code);
+		return false;
+	}
+	n = cs_disasm(h, code, size, 0, 0, &insn);
+	for (size_t i = 0; i < n && !found && insn[i].address <= at - fn; i++)
+		found = insn[i].address == at - fn;
+	if (n)
+		cs_free(insn, n);
+	cs_close(&h);
+	free(code);
+	return found;
+}
+
 int placement__returns_file(const char *path, struct mw_code_part *parts,
 			    size_t nparts, uint64_t *out, size_t max)
 {

@@ -75,6 +75,9 @@ void placement__find(const uint8_t *code, size_t size, const struct mw_needs *ne
  * long (read from the file). */
 void placement__find_file(const char *path, uint64_t offset, uint64_t size,
 			  const struct mw_needs *needs, struct mw_placement *out);
+/* Whether an instruction starts at file offset @at of the function at
+ * @path+@fn, @size bytes long (decoded from its start). */
+bool placement__starts_insn(const char *path, uint64_t fn, uint64_t size, uint64_t at);
 /* @out: on the instruction at @path+@offset, never moved (arguments where
  * @abi puts them): stepped unless the kernel emulates it. */
 void placement__here_file(const char *path, uint64_t offset, const struct mw_abi *abi,

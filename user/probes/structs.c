@@ -102,9 +102,14 @@ size_t structs__find(const char *pattern, const struct mw_objects *o,
 	*by_suffix = false;
 	if (symmatch__is_glob(pattern))
 		return whole;
+	/* a name the program itself defines whole is that function (a C
+	 * insert(), whatever string::insert libstdc++ has) */
+	for (size_t i = 0; o->n && i < whole; i++)
+		if ((*out)[i].obj == &o->v[0])
+			return whole;
 	free(*out);
-	/* both kinds at once: "insert" that is a static of libc's and the
-	 * end of a Rust method's path is two functions, not libc's */
+	/* else both kinds at once: "insert" that is a static of libc's and
+	 * the end of the program's Rust method's path is two functions */
 	*by_suffix = !whole;
 	return collect(pattern, o, true, out);
 }
@@ -152,8 +157,10 @@ static uint64_t cookie_of(const struct mw_func_spec *f, bool heap, bool unwinds)
 
 	if (f->remove)
 		c |= MW_SF_REMOVE;
-	if (f->delta == MW_DELTA_RET || (heap && !f->remove) || unwinds)
+	if (f->delta == MW_DELTA_RET || (heap && !f->remove))
 		c |= MW_SF_SCOPE;
+	else if (unwinds)
+		c |= MW_SF_UNWIND;
 	return c;
 }
 
@@ -311,7 +318,7 @@ static int go_function(const struct mw_func_spec *f, const struct mw_match *m,
 	for (int i = 0; i < g.nparams && i < MW_NARGS; i++)
 		if (g.param[i].reg >= 0)
 			abi->arg[i] = (uint8_t)g.param[i].reg;
-	*cookie &= ~MW_SF_SCOPE;
+	*cookie &= ~(MW_SF_SCOPE | MW_SF_UNWIND);
 	if (f->delta == MW_DELTA_RET)
 		*cookie |= MW_SF_DIRECT;
 	return 1;
@@ -580,7 +587,8 @@ int structs__resolve(const struct mw_target *t, const struct mw_objects *o,
 	for (int i = 0; i < opts->nfuncs && r >= 0; i++) {
 		r = resolve_func(t, opts, &opts->funcs[i], o, unwinds, missing, roots, tab);
 		n += r;
-		scopes |= (cookie_of(&opts->funcs[i], !opts->no_heap, unwinds) & MW_SF_SCOPE) != 0;
+		scopes |= (cookie_of(&opts->funcs[i], !opts->no_heap, unwinds) &
+			   (MW_SF_SCOPE | MW_SF_UNWIND)) != 0;
 	}
 	if (r < 0 || roots__drops(opts, o, roots, tab) < 0)
 		return -1;

@@ -32,10 +32,11 @@ struct mw_match {
  * free() *@out. */
 size_t structs__matches(const char *pattern, const struct mw_objects *o,
 			struct mw_match **out);
-/* The same, and (not for a glob) every function whose demangled path
- * ends in @pattern at a "::" too; *@by_suffix when none is named whole.
- * How --insert and --remove names are looked up: several functions are
- * refused by the caller, whichever way each was named. */
+/* The same; and unless a glob, or the executable defines a function of
+ * that name whole, every function whose demangled path ends in @pattern
+ * at a "::" too; *@by_suffix when none is named whole. How --insert and
+ * --remove names are looked up: several functions are refused by the
+ * caller, whichever way each was named. */
 size_t structs__find(const char *pattern, const struct mw_objects *o,
 		     struct mw_match **out, bool *by_suffix);
 
