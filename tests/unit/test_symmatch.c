@@ -258,3 +258,19 @@ Test(symmatch, nearest__by_as_many_segments_as_written)
 	nearest__format(&near, buf, sizeof(buf));
 	cr_expect_str_empty(buf, "nothing near: nothing said");
 }
+
+Test(symmatch, paths__operators_and_arrows)
+{
+	char *p;
+
+	cr_expect_str_eq((p = pathname__plain("app::Cooperator<u64>::add")), "app::Cooperator::add",
+			 "a name that holds 'operator' is a name");
+	free(p);
+	cr_expect_str_eq((p = pathname__plain("a::f::<fn() -> u8>::g")), "a::f::g",
+			 "the arrow inside generic arguments closes nothing");
+	free(p);
+	cr_expect_eq(pathname__segments("a::B<fn(x::Y) -> z::W>::m"), 3, "nor splits there");
+	cr_expect(!pathname__is_suffix("std::map<a::K,V>::operator[]", "K,V>::operator[]"),
+		  "not inside an operator's class's arguments");
+	cr_expect_null(pathname__plain("ns::operator<<"), "an operator keeps its '<'");
+}

@@ -9,10 +9,33 @@
 #include <string.h>
 #include "symbols/pathname.h"
 
-/* The operators whose names hold brackets: "operator<", "operator()". */
+/* Where a C++ operator's name starts in @name, whose brackets are no
+ * brackets ("operator<", "operator()", "operator[]", "operator->"):
+ * "operator" starting a segment and followed by no identifier character
+ * ("Cooperator", "k8s_operator" and "operator_x" are names); NULL if none. */
+static const char *operator_at(const char *name)
+{
+	for (const char *p = strstr(name, "operator"); p; p = strstr(p + 1, "operator")) {
+		char next = p[8];
+		bool starts = p == name || (p - name >= 2 && p[-1] == ':' && p[-2] == ':');
+
+		if (starts && !(next == '_' || (next >= 'a' && next <= 'z') ||
+				(next >= 'A' && next <= 'Z') || (next >= '0' && next <= '9')))
+			return p;
+	}
+	return NULL;
+}
+
 static bool is_operator(const char *name)
 {
-	return strstr(name, "operator") != NULL;
+	return operator_at(name) != NULL;
+}
+
+/* Whether the '>' at @p closes a bracket: not the arrow of "->" (Rust's
+ * fn() -> T inside generic arguments). */
+static bool closes(const char *name, const char *p)
+{
+	return *p != '>' || p == name || p[-1] != '-';
 }
 
 /* The offsets in @name of each segment's start after the first (just
@@ -20,21 +43,19 @@ static bool is_operator(const char *name)
  * not split. */
 static size_t starts(const char *name, size_t *v, size_t cap)
 {
+	const char *op = operator_at(name);	/* no bracket, no split, past it */
 	int depth = 0;
 	size_t n = 0;
 
-	if (is_operator(name))	/* its brackets do not nest: split plainly */
-		for (const char *p = strstr(name, "::"); p && n < cap; p = strstr(p + 2, "::"))
-			v[n++] = (size_t)(p + 2 - name);
-	else
-		for (const char *p = name; *p && n < cap; p++) {
-			if (*p == '<' || *p == '(' || *p == '[')
-				depth++;
-			else if ((*p == '>' || *p == ')' || *p == ']') && depth > 0)
-				depth--;
-			else if (!depth && p[0] == ':' && p[1] == ':')
-				v[n++] = (size_t)(++p + 1 - name);
-		}
+	for (const char *p = name; *p && (!op || p < op) && n < cap; p++) {
+		if (*p == '<' || *p == '(' || *p == '[')
+			depth++;
+		else if ((*p == '>' || *p == ')' || *p == ']') && depth > 0 &&
+			 closes(name, p))
+			depth--;
+		else if (!depth && p[0] == ':' && p[1] == ':')
+			v[n++] = (size_t)(++p + 1 - name);
+	}
 	return n;
 }
 
@@ -74,14 +95,14 @@ bool pathname__is_suffix(const char *name, const char *want)
 	return false;
 }
 
-/* The end of the balanced "<...>" that starts at @p: past its '>', or at
- * the string's end when it does not close. */
-static const char *group_end(const char *p)
+/* The end of the balanced "<...>" that starts at @p (in @name): past its
+ * '>', or at the string's end when it does not close. */
+static const char *group_end(const char *name, const char *p)
 {
 	int depth = 0;
 
 	do {
-		depth += (*p == '<') - (*p == '>');
+		depth += (*p == '<') - (*p == '>' && closes(name, p));
 		p++;
 	} while (depth > 0 && *p);
 	return p;
@@ -104,7 +125,7 @@ char *pathname__plain(const char *name)
 			out[o++] = *p++;
 			continue;
 		}
-		end = group_end(p);
+		end = group_end(name, p);
 		/* a '<' that opens the path names its first segment ("<X as
 		 * Tr>::m"): kept; one after a name is its generic arguments,
 		 * and one after "::" too (Rust's turbofish, f::<T>): dropped */
