@@ -50,7 +50,11 @@ MW=build/memwatch
 LOOP=build/bench/pair_loop
 TMP=$(mktemp -d /tmp/memwatch-bench.XXXXXX)
 LIBC=$(awk '$NF ~ /libc\.so\.6$/ {print $NF; exit}' /proc/self/maps)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
+# the kernel's BPF run-time statistics cost every program run a little:
+# on only while a run is measured for them, and as they were at exit
+STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
+bpf_stats() { echo "$1" > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || true; }
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"; bpf_stats "$STATS_WAS"' EXIT
 
 median() { sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "-"}'; }
 # col FILE NAME: column NAME of the last row of the CSV feed FILE
@@ -159,7 +163,8 @@ measure() {
 echo "memwatch bench: $(nproc) CPUs, Linux $(uname -r), $PAIRS pairs or calls a run,"
 echo "$ROUNDS rounds, modes alternated"
 
-# BENCH_ONLY=read (make bench-read) or calls: that section alone
+# BENCH_ONLY=read (make bench-read) or calls: that section alone (and
+# allocators: the allocator table alone, below)
 if [ "${BENCH_ONLY:-}" = read ] || [ "${BENCH_ONLY:-}" = calls ]; then
 	source "tests/bench/$BENCH_ONLY.sh"
 	exit 0
@@ -193,17 +198,41 @@ estimate_ns() {
 		{ s += $c } END { printf "%.0f", s / 100 * 1e9 / pairs }' "$1"
 }
 
+# bpf_run_ns: the run time and runs, summed, of memwatch's allocator
+# programs (the kernel's statistics: bpftool prog show), "NS RUNS"
+bpf_run_ns() {
+	bpftool prog show --json 2>/dev/null | python3 -c '
+import json, sys
+ns = cnt = 0
+for p in json.load(sys.stdin):
+    if p.get("name") in ("alloc_enter", "alloc_return", "alloc_session"):
+        ns += p.get("run_time_ns", 0)
+        cnt += p.get("run_cnt", 0)
+print(ns, cnt)' 2>/dev/null || echo "0 0"
+}
+
 # measure_family FAMILY MODE: ns per pair into MEASURED; in memwatch mode
-# its estimate too, into ESTIMATED
+# its estimate too, into ESTIMATED, and the BPF programs' own run time per
+# pair, into BPFNS
 measure_family() {
-	local bin=$LOOP
+	local bin=$LOOP b0 b1
 	[ "$1" = c++ ] && bin=build/bench/pair_loop_cxx
 	start_loop "$PAIRS" 1 "$bin" "$(fam_preload "$1")"
 	ESTIMATED=-
+	BPFNS=-
 	if tracer "$2" "$LOOPP_PID"; then
+		[ "$2" = memwatch ] && [ "${BENCH_BPF_STATS:-1}" = 1 ] && bpf_stats 1
+		b0=$(bpf_run_ns)
 		ask go
 		MEASURED=${REPLY_LINE%% *}
-		[ "$2" = memwatch ] && ESTIMATED=$(estimate_ns "$TMP/memwatch.out")
+		b1=$(bpf_run_ns)
+		bpf_stats "$STATS_WAS"
+		if [ "$2" = memwatch ]; then
+			ESTIMATED=$(estimate_ns "$TMP/memwatch.out")
+			BPFNS=$(awk -v a="$b0" -v b="$b1" -v pairs="$PAIRS" 'BEGIN {
+				split(a, x, " "); split(b, y, " ");
+				if (y[2] > x[2]) printf "%.0f", (y[1] - x[1]) / pairs; else print "-" }')
+		fi
 	else
 		MEASURED=-
 	fi
@@ -211,6 +240,7 @@ measure_family() {
 	stop_loop
 	progress allocators "$1 $2" "$MEASURED ns/pair"
 	[ "$ESTIMATED" = - ] || progress allocators "$1 estimate" "$ESTIMATED ns/pair"
+	[ "$BPFNS" = - ] || progress allocators "$1 bpf" "$BPFNS ns/pair in BPF"
 }
 
 echo
@@ -225,30 +255,38 @@ for r in $(seq "$ROUNDS"); do
 			measure_family "$f" "$m"
 			fruns[$f.$m]="${fruns[$f.$m]:-} $MEASURED"
 			[ "$m" = memwatch ] && fruns[$f.estimate]="${fruns[$f.estimate]:-} $ESTIMATED"
+			[ "$m" = memwatch ] && fruns[$f.bpf]="${fruns[$f.bpf]:-} $BPFNS"
 		done
 	done
 done
 declare -A fmed
 for f in $families; do
-	for m in $fmodes estimate; do
+	for m in $fmodes estimate bpf; do
 		fmed[$f.$m]=$(printf '%s\n' ${fruns[$f.$m]:-} | grep -v '^-$' | median)
 	done
 done
-printf '%-10s %9s %9s %9s %10s %9s %9s %9s\n' allocator untraced memwatch floor "÷glibc" "÷floor" \
-	estimate "÷cost"
+printf '%-10s %9s %9s %9s %10s %9s %9s %9s %9s\n' allocator untraced memwatch floor "÷glibc" "÷floor" \
+	estimate "÷cost" "BPF ns"
 for f in $families; do
 	[ -z "${fruns[$f.memwatch]:-}" ] && continue
-	printf '%-10s %9s %9s %9s %10s %9s %9s %9s\n' "$f" "${fmed[$f.untraced]}" "${fmed[$f.memwatch]}" \
+	printf '%-10s %9s %9s %9s %10s %9s %9s %9s %9s\n' "$f" "${fmed[$f.untraced]}" "${fmed[$f.memwatch]}" \
 		"${fmed[$f.floor]}" \
 		"$(awk -v a="${fmed[$f.memwatch]}" -v b="${fmed[glibc.memwatch]}" 'BEGIN {printf "%.2f", a / b}')" \
 		"$(awk -v a="${fmed[$f.memwatch]}" -v b="${fmed[$f.floor]}" 'BEGIN {printf "%.2f", a / b}')" \
 		"${fmed[$f.estimate]}" \
 		"$(awk -v e="${fmed[$f.estimate]}" -v m="${fmed[$f.memwatch]}" -v u="${fmed[$f.untraced]}" \
-			'BEGIN {if (e == "-" || m - u <= 0) print "-"; else printf "%.2f", e / (m - u)}')"
+			'BEGIN {if (e == "-" || m - u <= 0) print "-"; else printf "%.2f", e / (m - u)}')" \
+		"${fmed[$f.bpf]}"
 done
 echo "  target: every allocator <= 1.3x glibc's memwatch figure"
 echo "  estimate: what memwatch's overhead_percent said the probes cost, per pair;"
 echo "  ÷cost: estimate / (memwatch - untraced), the slowdown the loop measured"
+echo "  BPF ns: memwatch's allocator programs' own run time per pair, from the"
+echo "  kernel's BPF statistics (kernel.bpf_stats_enabled, on during memwatch's runs:"
+echo "  they add the statistics' own clock reads to memwatch's column; BENCH_BPF_STATS=0"
+echo "  leaves them off)"
+# BENCH_ONLY=allocators: this table alone
+[ "${BENCH_ONLY:-}" = allocators ] && exit 0
 
 # ----------------------------------------------------------- prologues
 PRO=build/targets/prologues

@@ -76,15 +76,33 @@ int target__open(struct mw_target *t, pid_t pid, uint32_t slot)
 	return 0;
 }
 
-void target__read_comm(struct mw_target *t)
+/* The kernel's comm of @t into @out (@len bytes). */
+static void read_kernel_comm(const struct mw_target *t, char *out, size_t len)
 {
-	char path[64], exe[PATH_MAX];
-	const char *base;
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	/* the executable's file name: the kernel's comm is cut at 15
-	 * characters ("rustnode-glibc-") and is whatever the program set */
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)t->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, out, len - 1);
+	if (fd >= 0)
+		close(fd);
+	out[n > 0 ? n : 0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}
+
+void target__read_comm(struct mw_target *t)
+{
+	char path[64], exe[PATH_MAX], comm[16];
+	const char *base;
+	ssize_t n;
+
+	/* the kernel's comm is cut at 15 characters ("rustnode-glibc-"):
+	 * the executable's whole file name when comm is its start; comm
+	 * itself when it is not (a script, whose interpreter is the
+	 * executable; a busybox applet; a program that renamed itself) */
+	read_kernel_comm(t, comm, sizeof(comm));
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n > 0) {
@@ -93,7 +111,7 @@ void target__read_comm(struct mw_target *t)
 			exe[n - 10] = '\0';
 		base = strrchr(exe, '/');
 		base = base ? base + 1 : exe;
-		if (*base) {
+		if (*base && comm[0] && !strncmp(base, comm, strlen(comm))) {
 			size_t len = strnlen(base, sizeof(t->comm) - 1);
 
 			memcpy(t->comm, base, len);	/* a file name fits: 255 */
@@ -101,13 +119,7 @@ void target__read_comm(struct mw_target *t)
 			return;
 		}
 	}
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)t->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, t->comm, sizeof(t->comm) - 1);
-	if (fd >= 0)
-		close(fd);
-	t->comm[n > 0 ? n : 0] = '\0';
-	t->comm[strcspn(t->comm, "\n")] = '\0';
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 }
 
 bool target__gone(pid_t pid)

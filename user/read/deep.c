@@ -69,27 +69,28 @@ static int rd_small(struct mw_deep *d, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
-/* Whether the target maps @addr: by its mappings when known, else by
- * reading a byte there. 0, -EFAULT, or a read's error. */
+/* Whether the target maps @addr: by the mappings read this sample, and
+ * where they do not have it (a mapping made since: a table that grew into
+ * a new mmap), by reading a byte there. 0, -EFAULT, or a read's error. */
 static int mapped(struct mw_deep *d, uint64_t addr)
 {
 	const struct mw_maps *m = d->mem->maps;
 	size_t lo = 0, hi;
 	uint8_t byte;
 
-	if (!m)
-		return rd(d, addr, &byte, 1);
-	for (hi = m->n; lo < hi;) {
+	for (hi = m ? m->n : 0; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (addr < m->v[mid].start)
 			hi = mid;
 		else if (addr >= m->v[mid].end)
 			lo = mid + 1;
+		else if (m->v[mid].perms[0] == 'r')
+			return 0;
 		else
-			return m->v[mid].perms[0] == 'r' ? 0 : -EFAULT;
+			break;
 	}
-	return -EFAULT;
+	return rd(d, addr, &byte, 1);
 }
 
 static int visit(struct mw_deep *d, uint64_t n)
