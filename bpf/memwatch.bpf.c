@@ -40,6 +40,7 @@ const volatile bool have_structs = true;
 /* Set by the loader: attribute blocks to call sites (and full stacks). */
 const volatile bool want_sites = false;
 const volatile bool want_stacks = false;
+const volatile bool want_unwind = false;	/* stacks by unwind tables */
 /* Set by the loader for each target slot (oom.c): no allocation of this
  * many bytes or more can succeed there, so a throwing operator new of
  * that size throws. The user address space until then. */
@@ -128,6 +129,34 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, MW_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MW_UNWIND_ROWS);	/* set by the loader */
+	__type(key, __u32);
+	__type(value, struct mw_unwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MW_MAX_TARGETS);
+	__type(key, __u32);			/* slot */
+	__type(value, struct mw_unwind_proc);
+} unwind_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MW_MAX_STACKS);
+	__type(key, __u32);			/* stack id */
+	__type(value, struct mw_walked_stack);
+} walked_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mw_walked_stack);
+} walk_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -601,6 +630,144 @@ static __always_inline void block_free(__u32 slot, __u64 addr, const struct mw_t
 		count(slot, MW_C_UNTRACKED_FREES, 1);
 }
 
+/* ------------------------------------------------- stacks, by unwinding */
+
+/*
+ * A user stack walked by the unwind tables of the objects the process
+ * maps (user/stacks/ builds them from .eh_frame; stacks/walk.c is this
+ * walk in user space, checked against backtrace(3)): each frame's row,
+ * the CFA from %rsp or %rbp, the return address at CFA-8, %rbp from where
+ * the row saved it. No frame pointer needed; a frame without a row ends
+ * the walk.
+ */
+struct walk {
+	__u64 ip, sp, bp;
+	__u32 slot, n;
+};
+
+static __always_inline struct mw_unwind_map *unwind_map(struct mw_unwind_proc *p, __u64 ip)
+{
+	__u32 lo = 0, hi = p->n;
+
+	if (hi > MW_UNWIND_MAPS)
+		return NULL;
+	for (int i = 0; i < 7 && lo < hi; i++) {	/* 2^7 > MW_UNWIND_MAPS */
+		__u32 mid = (lo + hi) / 2;
+		struct mw_unwind_map *m = &p->m[mid & (MW_UNWIND_MAPS - 1)];
+
+		if (ip < m->start)
+			hi = mid;
+		else if (ip >= m->end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+/* The last row of @m's object at or below link-time address @pc. */
+static __always_inline struct mw_unwind_row *unwind_row(struct mw_unwind_map *m, __u64 pc)
+{
+	__u32 lo = m->first, hi = m->first + m->count, best = ~0u;
+
+	for (int i = 0; i < 22 && lo < hi; i++) {	/* 2^21 rows */
+		__u32 mid = lo + (hi - lo) / 2;
+		struct mw_unwind_row *r = bpf_map_lookup_elem(&unwind_rows, &mid);
+
+		if (!r)
+			return NULL;
+		if (r->pc <= pc) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return best == ~0u ? NULL : bpf_map_lookup_elem(&unwind_rows, &best);
+}
+
+/* One frame: 0 to go on, 1 to stop (bpf_loop's callback). */
+static long unwind_step(__u32 i, void *data)
+{
+	struct walk *w = data;
+	__u32 zero = 0, slot = w->slot;
+	struct mw_walked_stack *out = bpf_map_lookup_elem(&walk_scratch, &zero);
+	struct mw_unwind_proc *p = bpf_map_lookup_elem(&unwind_procs, &slot);
+	struct mw_unwind_map *m;
+	struct mw_unwind_row *r;
+	__u64 at, cfa, ra = 0;
+
+	if (!out || !p || w->n >= MW_STACK_DEPTH)
+		return 1;
+	/* past frame 0 the address is a return: its call is just before */
+	at = w->n > 1 ? w->ip - 1 : w->ip;
+	m = unwind_map(p, at);
+	if (!m)
+		return 1;
+	r = unwind_row(m, at - m->bias);
+	if (!r)
+		return 1;
+	switch (r->kind) {
+	case MW_UW_RSP:
+		cfa = w->sp + (__s64)r->off;
+		break;
+	case MW_UW_RBP:
+		cfa = w->bp + (__s64)r->off;
+		break;
+	case MW_UW_PLT:
+		cfa = w->sp + (__s64)r->off + ((w->ip & 15) >= r->plt ? 8 : 0);
+		break;
+	default:	/* the outermost frame, or a rule not followed */
+		return 1;
+	}
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)) || !ra)
+		return 1;
+	if (r->rbp && bpf_probe_read_user(&w->bp, sizeof(w->bp), (void *)(cfa + (__s64)r->rbp)))
+		return 1;
+	w->sp = cfa;
+	w->ip = ra;
+	out->ips[w->n & (MW_STACK_DEPTH - 1)] = ra;
+	w->n++;
+	return 0;
+}
+
+/* The stack at @ctx walked and kept: its id + 1, or 0 (counted) when no
+ * id of the few its hash tries is free or its own. */
+static __always_inline __u64 unwind_stack(struct pt_regs *ctx, __u32 slot)
+{
+	struct walk w = { .ip = PT_REGS_IP(ctx), .sp = PT_REGS_SP(ctx), .bp = ctx->bp,
+			  .slot = slot, .n = 1 };
+	__u32 zero = 0;
+	struct mw_walked_stack *out = bpf_map_lookup_elem(&walk_scratch, &zero);
+	__u64 h = 14695981039346656037ull;
+
+	if (!out)
+		return 0;
+	out->ips[0] = w.ip;
+	bpf_loop(MW_STACK_DEPTH, unwind_step, &w, 0);
+	for (int i = 0; i < MW_STACK_DEPTH; i++) {
+		if ((__u32)i >= w.n) {
+			out->ips[i] = 0;
+			continue;
+		}
+		h = (h ^ out->ips[i]) * 1099511628211ull;
+	}
+	out->hash = h;
+	for (int k = 0; k < MW_UNWIND_PROBE; k++) {
+		__u32 id = (__u32)((h + k) % MW_MAX_STACKS);
+		struct mw_walked_stack *had = bpf_map_lookup_elem(&walked_stacks, &id);
+
+		if (!had && !bpf_map_update_elem(&walked_stacks, &id, out, BPF_NOEXIST))
+			return (__u64)id + 1;
+		if (!had)
+			had = bpf_map_lookup_elem(&walked_stacks, &id);	/* a race */
+		if (had && had->hash == h)
+			return (__u64)id + 1;
+	}
+	count(slot, MW_C_LOST_STACKS, 1);
+	return 0;
+}
+
 /* ------------------------------------------------------ allocator probes */
 
 /* A realloc whose return was lost: its old block may still be live, so
@@ -757,7 +924,9 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 		c.charge = innermost_insert(t);
 	if (want_sites)	/* the return address, on top of the stack at entry */
 		bpf_probe_read_user(&c.site, sizeof(c.site), (void *)sp);
-	if (want_stacks) {
+	if (want_stacks && want_unwind) {
+		c.stack = unwind_stack(ctx, slot);
+	} else if (want_stacks) {
 		long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 
 		if (id >= 0)

@@ -278,6 +278,46 @@ struct mw_root_key {
 #define MW_MAX_STACKS		4095
 #define MW_STACK_DEPTH		64
 
+/*
+ * Stacks walked by the objects' unwind tables (--stacks; user/stacks/):
+ * every row of every table in one array (unwind_rows), each process's
+ * executable mappings with where their rows are (unwind_procs, by slot),
+ * and the stacks walked (walked_stacks, by id, as the stack-trace map
+ * keeps frame-pointer stacks).
+ */
+#define MW_UNWIND_ROWS		(1u << 21)	/* rows of all tables */
+#define MW_UNWIND_MAPS		64		/* executable mappings a process (a power of 2) */
+#define MW_UNWIND_PROBE		4		/* ids tried for a stack */
+
+enum mw_unwind_kind {	/* as user/stacks/cfi.h's enum mw_cfa */
+	MW_UW_NONE, MW_UW_RSP, MW_UW_RBP, MW_UW_PLT, MW_UW_END, MW_UW_OTHER,
+};
+
+struct mw_unwind_row {
+	__u64 pc;		/* link-time address where the row starts */
+	__s32 off;		/* the CFA's offset from %rsp or %rbp */
+	__s16 rbp;		/* the caller's %rbp at CFA + rbp; 0: unchanged */
+	__u8 kind;		/* enum mw_unwind_kind */
+	__u8 plt;		/* MW_UW_PLT: %rip & 15 from which 8 more */
+};
+
+struct mw_unwind_map {
+	__u64 start, end;	/* mapped addresses */
+	__u64 bias;		/* link-time address = address - bias */
+	__u32 first, count;	/* its object's rows in unwind_rows */
+};
+
+struct mw_unwind_proc {
+	__u32 n;		/* mappings, sorted by start */
+	__u32 pad;
+	struct mw_unwind_map m[MW_UNWIND_MAPS];
+};
+
+struct mw_walked_stack {
+	__u64 hash;		/* of the frames: tells two stacks of one id apart */
+	__u64 ips[MW_STACK_DEPTH];	/* as the stack-trace map's: 0 ends it */
+};
+
 struct mw_block {
 	__u64 size : 48;	/* requested bytes */
 	__u64 struct_id : 16;	/* 0: none, else structure id + 1 */
@@ -356,6 +396,7 @@ _Static_assert((MW_MAX_TARGETS & (MW_MAX_TARGETS - 1)) == 0, "slots are masked")
 _Static_assert(MW_KEY_SLOT_SHIFT + 10 <= 64 && MW_MAX_TARGETS <= (1 << 10),
 	       "a block key has 10 bits of target slot");
 _Static_assert(MW_MAX_TARGETS <= (1 << 10), "a cookie has 10 bits of target slot");
+_Static_assert((MW_UNWIND_MAPS & (MW_UNWIND_MAPS - 1)) == 0, "mappings are indexed with a mask");
 _Static_assert(MW_MAX_STACKS < (1 << 12), "a site has 12 bits of stack id + 1 (ids < MW_MAX_STACKS)");
 _Static_assert(MW_MAX_STRUCTS < (1 << 16), "a cookie and a block have 16 bits of structure id");
 _Static_assert(MW_OP__COUNT <= 0xff, "an allocator cookie has 8 bits of op");

@@ -227,6 +227,7 @@ static void cleanup(struct mw_session *s)
 	bpf_link__destroy(s->fork_link);
 	bpf_link__destroy(s->move_link);
 	sampler__free(&s->sampler);
+	tables__free(&s->unwind);
 	memwatch_bpf__destroy(s->skel);
 	for (int i = 0; i < s->nwatched; i++)
 		if (watched__in_use(&s->watched[i]))

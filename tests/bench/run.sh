@@ -118,6 +118,8 @@ tracer() {
 	memwatch) $MW -p "$pid" -i 1 -o "$out" 2>"$TMP/err" & ;;
 	floor) $MW -p "$pid" -i 1 --floor -o "$out" 2>"$TMP/err" & ;;
 	sites) $MW -p "$pid" -i 1 --top 10 -o "$out" 2>"$TMP/err" & ;;
+	stacks) $MW -p "$pid" -i 1 --stacks -o "$out" 2>"$TMP/err" & ;;
+	stacks-fp) MEMWATCH_FP_STACKS=1 $MW -p "$pid" -i 1 --stacks -o "$out" 2>"$TMP/err" & ;;
 	entry-probes) $MW -p "$pid" -i 1 --probe-entry -o "$out" 2>"$TMP/err" & ;;
 	no-heap) $MW -p "$pid" -i 1 --no-heap --struct registry \
 			--insert registry_add -o "$out" 2>"$TMP/err" & ;;
@@ -164,7 +166,7 @@ echo "memwatch bench: $(nproc) CPUs, Linux $(uname -r), $PAIRS pairs or calls a 
 echo "$ROUNDS rounds, modes alternated"
 
 # BENCH_ONLY=read (make bench-read) or calls: that section alone (and
-# allocators: the allocator table alone, below)
+# allocators or stacks: the allocator table, and the stacks' after it)
 if [ "${BENCH_ONLY:-}" = read ] || [ "${BENCH_ONLY:-}" = calls ]; then
 	source "tests/bench/$BENCH_ONLY.sh"
 	exit 0
@@ -243,6 +245,12 @@ measure_family() {
 	[ "$BPFNS" = - ] || progress allocators "$1 bpf" "$BPFNS ns/pair in BPF"
 }
 
+# BENCH_ONLY=stacks: the stacks' section alone
+if [ "${BENCH_ONLY:-}" = stacks ]; then
+	source tests/bench/stacks.sh
+	exit 0
+fi
+
 echo
 echo "allocators: one malloc(64)+free pair (C++: new and sized delete), ns:"
 families="glibc jemalloc tcmalloc mimalloc c++"
@@ -287,6 +295,9 @@ echo "  they add the statistics' own clock reads to memwatch's column; BENCH_BPF
 echo "  leaves them off)"
 # BENCH_ONLY=allocators: this table alone
 [ "${BENCH_ONLY:-}" = allocators ] && exit 0
+
+# ------------------------------------------------------- stacks (--stacks)
+source tests/bench/stacks.sh
 
 # ----------------------------------------------------------- prologues
 PRO=build/targets/prologues

@@ -223,23 +223,30 @@ Test(sites, stacks_with_frame_pointers__whole_stacks_folded, .timeout = 60)
 	cr_expect(!strstr(err, "without frame pointers"), "no warning with frame pointers: [%s]", err);
 }
 
-Test(sites, stacks_without_frame_pointers__warned, .timeout = 60)
+/* Built -O2 without frame pointers: the stacks are walked by the
+ * objects' unwind tables (.eh_frame), whole, through the library too. */
+Test(sites, stacks_without_frame_pointers__whole_by_unwind_tables, .timeout = 60)
 {
 	static char folded[1 << 16], err[1 << 14];
 
 	run_stacks(TARGET("sites_target"), folded, sizeof(folded), err, sizeof(err));
-	cr_expect(strstr(err, "without frame pointers"), "stderr says the stacks are short: [%s]", err);
-	cr_expect(strstr(folded, "sites_target`grow_cache "), "the call site is still there: [%s]", folded);
+	cr_expect(strstr(folded, "libc.so.6`start_thread;sites_target`worker;sites_target`grow_cache "),
+		  "grow_cache's whole stack, to the thread's start: [%s]", folded);
+	cr_expect(strstr(folded, "libc.so.6`start_thread;sites_target`worker;libsites.so`lib_alloc "),
+		  "and the library's: [%s]", folded);
+	cr_expect(!strstr(err, "without frame pointers"), "no short stacks to warn of: [%s]", err);
 }
 
-/* A Rust node built with frame pointers: its Vec and HashMap growth goes
- * through alloc::raw_vec's finish_grow, hashbrown and the allocator shims
- * (__rust_alloc, __rdl_alloc); the site is the node's own function past
- * them, in the table view and the folded stacks alike. */
-Test(sites, rust_growth__site_is_the_programs_function, .timeout = 60)
+/* A Rust node: its Vec and HashMap growth goes through alloc::raw_vec's
+ * finish_grow, hashbrown and the allocator shims (__rust_alloc,
+ * __rdl_alloc); the site is the node's own function past them, in the
+ * table view and the folded stacks alike, whose whole chain comes from
+ * the unwind tables, frame pointers or not. @bin: the binary's name. */
+static void rust_sites(const char *target, const char *bin)
 {
 	char dir[] = "/tmp/memwatch-rsites-XXXXXX", folded[256], table[256];
-	const char *targv[] = { TARGET("rust_node_fp"), NULL };
+	const char *targv[] = { target, NULL };
+	char want[256];
 	const char *text, *lines;
 	struct proc t, mw;
 	char pid[16];
@@ -258,10 +265,15 @@ Test(sites, rust_growth__site_is_the_programs_function, .timeout = 60)
 	cr_assert(proc_line(&t, 30000), "target ran");
 	proc_drain(&mw, 800, NULL, 0);
 	lines = slurp(folded);
-	cr_expect(strstr(lines, ";rust_node_fp`rust_node::mempool::Pool::insert "),
-		  "a Vec's growth: the pool's insert is the leaf: [%s]", lines);
-	cr_expect(strstr(lines, ";rust_node_fp`rust_node::consensus::ConsensusState::add_certificate "),
-		  "a HashMap's growth: add_certificate: [%s]", lines);
+	snprintf(want, sizeof(want), "%s`rust_node::main;%s`rust_node::mempool::Pool::insert ", bin, bin);
+	cr_expect(strstr(lines, want), "a Vec's growth: the pool's insert is the leaf: [%s]", lines);
+	snprintf(want, sizeof(want),
+		 "%s`rust_node::main;%s`rust_node::submit;%s`rust_node::consensus::ConsensusState::add_certificate ",
+		 bin, bin, bin);
+	cr_expect(strstr(lines, want), "a HashMap's growth: add_certificate, through submit: [%s]",
+		  lines);
+	cr_expect(strstr(lines, "`_start;libc.so.6`__libc_start_main;"),
+		  "whole stacks, from _start: [%s]", lines);
 	cr_expect(!strstr(lines, "finish_grow ") && !strstr(lines, "`__rdl_") &&
 		  !strstr(lines, "`__rust_"), "no allocation helper is a leaf: [%s]", lines);
 	text = slurp(table);
@@ -274,4 +286,16 @@ Test(sites, rust_growth__site_is_the_programs_function, .timeout = 60)
 	proc_send(&t, "quit\n");
 	proc_wait(&t, 5000);
 	temp_dir_remove(dir);
+}
+
+Test(sites, rust_growth__site_is_the_programs_function, .timeout = 60)
+{
+	rust_sites(TARGET("rust_node_fp"), "rust_node_fp");
+}
+
+/* The same release build without frame pointers (Rust's default): the
+ * same whole stacks. */
+Test(sites, rust_release_without_frame_pointers__whole_stacks, .timeout = 60)
+{
+	rust_sites(TARGET("rust_node"), "rust_node");
 }

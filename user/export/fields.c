@@ -103,7 +103,7 @@ const struct mw_field mw_target_fields[MW_TF__COUNT] = {
 			     "Sites whose live bytes grew in each of the last --leak-intervals intervals.",
 			     false },
 	[MW_TF_TRUNCATED] = { "stacks_truncated", NULL, NULL,
-			      "Sites whose stack (--stacks) stopped before a thread's start: at code without frame pointers, or at the depth limit (64 frames); the frames past it are unknown, and the site still holds its bytes.",
+			      "Sites whose stack (--stacks) stopped before a thread's start: at code no unwind table covers, or at the depth limit (64 frames); the frames past it are unknown, and the site still holds its bytes.",
 			      false },
 	[MW_TF_LOST] = { NULL, "memwatch_lost_events", NULL,
 			 "Events not accounted, by reason; non-zero means figures are not exact.", true },

@@ -224,8 +224,15 @@ static int read_stack(struct mw_sites *s, struct memwatch_bpf *skel, struct mw_s
 	FILE *f;
 
 	memset(ips, 0, sizeof(ips));
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.stacks), &id, ips))
+	if (skel->rodata->want_unwind) {	/* walked by the unwind tables */
+		struct mw_walked_stack w;
+
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.walked_stacks), &id, &w))
+			return 0;
+		memcpy(ips, w.ips, sizeof(ips));
+	} else if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.stacks), &id, ips)) {
 		return 0;
+	}
 	frames[n++] = r->addr;
 	for (int i = 1; i < MW_STACK_DEPTH && ips[i]; i++)
 		if (ips[i] != r->addr || i > 1)

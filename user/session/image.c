@@ -223,6 +223,8 @@ int image__attach(struct mw_session *s, struct mw_watched *w, enum mw_missing mi
 	w->stepped = w->heap_stepped = 0;
 	memset(w->struct_stepped, 0, sizeof(w->struct_stepped));
 	err = image__attach_probes(s, w, &sc.tab, &sc.objs);
+	if (!err && s->skel->rodata->want_unwind)
+		err = tables__target(&s->unwind, t->pid, t->slot, true, &sc.maps, &sc.objs);
 	if (err)
 		goto out;
 	watched__enter(w, MW_STAGE_PROBED);
@@ -259,6 +261,9 @@ static int attach_loaded(struct mw_session *s, struct mw_watched *w)
 		goto out;
 	probes__drop_structs(&sc.tab, w->structs_detached);
 	err = image__attach_probes(s, w, &sc.tab, &sc.objs);
+	if (!err && s->skel->rodata->want_unwind)
+		err = tables__target(&s->unwind, w->target.pid, w->target.slot, false, &sc.maps,
+				     &sc.objs);
 	if (!err && sc.tab.n)
 		mw_err("pid %d loaded %zu object%s: %zu structure probe%s attached",
 		       (int)w->target.pid, sc.objs.n, sc.objs.n == 1 ? "" : "s", sc.tab.n,

@@ -7,6 +7,7 @@
  * process events and the exec, fork and cgroup tracepoints.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "log.h"
@@ -57,12 +58,22 @@ int load__bpf(struct mw_session *s)
 	s->skel->rodata->have_structs = s->opts.nstructs > 0;
 	s->skel->rodata->want_sites = s->layout.sites;
 	s->skel->rodata->want_stacks = s->layout.sites && s->opts.stacks;
+	/* stacks are walked by the objects' unwind tables, which need room
+	 * only then */
+	s->skel->rodata->want_unwind = s->skel->rodata->want_stacks &&
+				       !getenv("MEMWATCH_FP_STACKS");	/* make bench's comparison */
+	bpf_map__set_max_entries(s->skel->maps.unwind_rows,
+				 s->skel->rodata->want_unwind ? MW_UNWIND_ROWS : 1);
+	bpf_map__set_max_entries(s->skel->maps.unwind_procs,
+				 s->skel->rodata->want_unwind ? (uint32_t)s->opts.max_targets : 1);
 	err = memwatch_bpf__load(s->skel);
 	if (err) {
 		mw_err("cannot load the BPF programs: %s; memwatch needs Linux 6.12 or later with BTF (/sys/kernel/btf/vmlinux); MEMWATCH_DEBUG=1 shows the verifier log",
 		       strerror(-err));
 		return -1;
 	}
+	tables__init(&s->unwind, bpf_map__fd(s->skel->maps.unwind_rows),
+		     bpf_map__fd(s->skel->maps.unwind_procs), MW_UNWIND_ROWS);
 	if (sampler__init(&s->sampler, s->skel)) {
 		mw_err("out of memory");
 		return -1;

@@ -24,7 +24,9 @@
 #include "process/follow.h"
 #include "process/launch.h"
 #include "sample/history.h"
+#include "stacks/tables.h"
 #include "sample/sampler.h"
+#include "stacks/tables.h"
 #include "sample/snapshot.h"
 #include "session/watched.h"
 #include "web/api.h"
@@ -47,6 +49,7 @@ struct mw_session {
 	struct mw_launch launch;	/* launch mode: the program memwatch runs */
 	struct mw_watched *child;	/* its record, once it is watched */
 	struct mw_places places;	/* moved probes' entry states, all targets */
+	struct mw_unwind_tables unwind;	/* --stacks: the objects' unwind tables */
 	struct mw_hit_costs costs;	/* what a probe hit costs here (calibrated) */
 	bool reattach;			/* SIGUSR1: the detached heap probes go back */
 	struct mw_sampler sampler;

@@ -338,6 +338,24 @@ const struct mw_sym *elfsym__at_offset(const struct mw_elf *e, uint64_t offset,
 	return best;
 }
 
+uint64_t elfsym__bias(const struct mw_elf *e, uint64_t start, uint64_t offset, bool *ok)
+{
+	const GElf_Phdr *best = NULL;
+
+	/* a page may hold the end of one segment and the start of the next
+	 * (lld, rustc): the mapping is of the one that starts latest there */
+	for (size_t i = 0; i < e->nloads; i++) {
+		const GElf_Phdr *p = &e->loads[i];
+		uint64_t from = p->p_offset & ~0xfffull;
+
+		if (offset >= from && offset < p->p_offset + p->p_filesz &&
+		    (!best || p->p_offset > best->p_offset))
+			best = p;
+	}
+	*ok = best != NULL;
+	return best ? start - offset + best->p_offset - best->p_vaddr : 0;
+}
+
 uint64_t elfsym__vaddr_to_offset(const struct mw_elf *e, uint64_t vaddr)
 {
 	return vaddr_to_offset(e, vaddr);

@@ -40,6 +40,11 @@ const struct mw_sym *elfsym__at_offset(const struct mw_elf *e, uint64_t offset,
 /* The link-time address of file offset @offset (through the PT_LOAD
  * segments); 0 if it is in none. */
 uint64_t elfsym__offset_to_vaddr(const struct mw_elf *e, uint64_t offset);
+/* The load bias of a mapping of @e at @start with file offset @offset (a
+ * page boundary, maybe below its segment's first byte): an address there
+ * minus the bias is its link-time address. *@ok false when no PT_LOAD
+ * segment covers that part of the file. */
+uint64_t elfsym__bias(const struct mw_elf *e, uint64_t start, uint64_t offset, bool *ok);
 /* The file offset of link-time address @vaddr (through the PT_LOAD
  * segments); 0 if it is in none. */
 uint64_t elfsym__vaddr_to_offset(const struct mw_elf *e, uint64_t vaddr);
