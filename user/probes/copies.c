@@ -181,10 +181,10 @@ int copies__probe(const struct mw_target *t, const struct mw_func_spec *f,
 	}
 	k = probed;
 	if (k)
-		mw_err("%s '%s': pid %d: probes %s%ld inlined cop%s of %s, in %s (DWARF): a call there counts as one%s",
+		mw_err("%s '%s': pid %d: probes %s%ld inlined cop%s of %s, in %s (DWARF): a call there counts as one, with --delta one, or argN where DWARF gives the argument's register (ret cannot be read in a copy)%s",
 		       opt_of(f), f->symbol, (int)t->pid, m ? "also " : "", k, k == 1 ? "y" : "ies",
 		       name, where,
-		       heap && !f->remove ? ", and what it allocates is not charged to the structure" : "");
+		       heap && !f->remove ? "; what it allocates is not charged to the structure" : "");
 out:
 	free(v);
 	return (int)k;
