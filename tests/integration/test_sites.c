@@ -181,8 +181,8 @@ Test(sites, table_view_on_a_terminal__expected_rows, .timeout = 60)
 	unlink(out);
 }
 
-/* --stacks: whole stacks through frame pointers, folded root first; a
- * target built without frame pointers gets short stacks, and is told. */
+/* --stacks: whole stacks, folded root first, walked by the objects'
+ * unwind tables whether the target has frame pointers or not. */
 static void run_stacks(const char *target, char *folded_out, size_t len, char *err_out,
 		       size_t errlen)
 {
@@ -220,7 +220,7 @@ Test(sites, stacks_with_frame_pointers__whole_stacks_folded, .timeout = 60)
 		  "grow_cache's stack, root first, through worker: [%s]", folded);
 	cr_expect(strstr(folded, ";sites_target_fp`worker;sites_target_fp`make_buffers "),
 		  "make_buffers' stack: [%s]", folded);
-	cr_expect(!strstr(err, "without frame pointers"), "no warning with frame pointers: [%s]", err);
+	cr_expect(!strstr(err, "are truncated"), "no short stacks to warn of: [%s]", err);
 }
 
 /* Built -O2 without frame pointers: the stacks are walked by the
@@ -234,7 +234,23 @@ Test(sites, stacks_without_frame_pointers__whole_by_unwind_tables, .timeout = 60
 		  "grow_cache's whole stack, to the thread's start: [%s]", folded);
 	cr_expect(strstr(folded, "libc.so.6`start_thread;sites_target`worker;libsites.so`lib_alloc "),
 		  "and the library's: [%s]", folded);
-	cr_expect(!strstr(err, "without frame pointers"), "no short stacks to warn of: [%s]", err);
+	cr_expect(!strstr(err, "are truncated"), "no short stacks to warn of: [%s]", err);
+}
+
+/* The kernel's frame-pointer walk (MEMWATCH_FP_STACKS=1) on the same
+ * target stops in its first frame: short stacks, counted and said, with
+ * the flag of the target's language. */
+Test(sites, frame_pointer_walk_without_frame_pointers__truncated_and_said, .timeout = 60)
+{
+	static char folded[1 << 16], err[1 << 14];
+
+	setenv("MEMWATCH_FP_STACKS", "1", 1);
+	run_stacks(TARGET("sites_target"), folded, sizeof(folded), err, sizeof(err));
+	unsetenv("MEMWATCH_FP_STACKS");
+	cr_expect(strstr(err, "are truncated") && strstr(err, "-fno-omit-frame-pointer"),
+		  "stderr says the stacks are short, and the C flag: [%s]", err);
+	cr_expect(strstr(folded, "sites_target`grow_cache "), "the call site is still there: [%s]", folded);
+	cr_expect_null(strstr(folded, "start_thread;"), "and no more than it: [%s]", folded);
 }
 
 /* A Rust node: its Vec and HashMap growth goes through alloc::raw_vec's

@@ -186,8 +186,13 @@ static int sample_watched(struct mw_session *s, struct mw_watched *w)
 
 			w->warned.short_stacks = true;
 			snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)w->target.pid);
-			mw_err("pid %d: %zu allocation stacks are truncated, most at 2 frames or fewer: its code seems built without frame pointers (%s), so --stacks cannot walk past it; sites keep their bytes, and stacks_truncated counts them",
-			       (int)w->target.pid, w->sites.truncated, runtime__frame_pointer_flag(exe));
+			if (s->skel->rodata->want_unwind)
+				mw_err("pid %d: %zu allocation stacks are truncated, most at 2 frames or fewer: code the stacks go through has no unwind table memwatch could read (.eh_frame), so --stacks cannot walk past it; sites keep their bytes, and stacks_truncated counts them",
+				       (int)w->target.pid, w->sites.truncated);
+			else
+				mw_err("pid %d: %zu allocation stacks are truncated, most at 2 frames or fewer: its code seems built without frame pointers (%s), so the frame-pointer walk (MEMWATCH_FP_STACKS) cannot go past it; sites keep their bytes, and stacks_truncated counts them",
+				       (int)w->target.pid, w->sites.truncated,
+				       runtime__frame_pointer_flag(exe));
 		}
 	}
 	if (w->last.c[MW_C_EXECS])
