@@ -244,6 +244,13 @@ $(BUILD)/targets/unwind_rust: tests/targets/unwind_rust.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -C opt-level=2 -C panic=unwind -g --edition 2021 $< -o $@
 
+# a library with no unwind table: stacks walked by the tables end in it
+$(BUILD)/targets/libnocfi.so: tests/targets/lib/libnocfi.c | $(BUILD)/targets
+	$(Q)$(CC) -O2 -fPIC -shared -fno-asynchronous-unwind-tables -fno-unwind-tables $< -o $@
+$(BUILD)/targets/nocfi_target: tests/targets/nocfi_target.c tests/targets/say.h $(BUILD)/targets/libnocfi.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -Wall $< -L$(BUILD)/targets -lnocfi -Wl,-rpath,'$$ORIGIN' -o $@
+
 # allocation sites in the executable and in a shared library
 $(BUILD)/targets/libsites.so: tests/targets/lib/libsites.c | $(BUILD)/targets
 	$(Q)$(CC) -O1 -g -fPIC -shared $< -o $@

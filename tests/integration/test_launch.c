@@ -176,6 +176,38 @@ Test(launch, library_dlopened_later__probed_before_it_runs, .timeout = 60)
 	cr_expect_eq(proc_wait(&l.mw, 10000), 0, "exit 0 as the program");
 }
 
+/* --stacks walks by the objects' unwind tables: a library dlopened later
+ * gets its table when memwatch sees it loaded, so the stacks through it
+ * are whole, from the program's main to the library's function. */
+Test(launch, library_dlopened_later__its_stacks_whole, .timeout = 60)
+{
+	static char text[1 << 16], copy[1 << 16];
+	char folded[96], *line, *save = NULL;
+	const char *extra[] = { "--stacks", "--folded", folded, NULL };
+	struct launched l;
+	bool whole = false;
+	size_t n;
+	FILE *f;
+
+	snprintf(folded, sizeof(folded), "/tmp/memwatch-launch-%d.folded", (int)getpid());
+	launch(&l, "10", "0", extra);
+	proc_send(&l.mw, "load 40\n");
+	expect_plugin_counted(&l, 40);
+	settle(&l);
+	f = fopen(folded, "r");
+	cr_assert(f, "the folded stacks are written");
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	memcpy(copy, text, n + 1);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		whole |= strstr(line, "launch_target`main;") && strstr(line, ";libplugin.so`plugin_add ");
+	cr_expect(whole, "a stack from main into the dlopened library's plugin_add: [%s]", text);
+	proc_send(&l.mw, "quit\n");
+	cr_expect_eq(proc_wait(&l.mw, 10000), 0, "exit 0 as the program");
+	unlink(folded);
+}
+
 /* Whether process @pid is stopped (state T) within @timeout_ms. */
 static bool wait_stopped(pid_t pid, int timeout_ms)
 {

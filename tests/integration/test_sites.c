@@ -315,3 +315,46 @@ Test(sites, rust_release_without_frame_pointers__whole_stacks, .timeout = 60)
 {
 	rust_sites(TARGET("rust_node"), "rust_node");
 }
+
+/* A library with no unwind table (built -fno-asynchronous-unwind-tables):
+ * a stack ends in it, as truncated and counted, and no frame past it is
+ * guessed; its site still holds its bytes. */
+Test(sites, object_without_unwind_table__stack_ends_there_truncated, .timeout = 60)
+{
+	char dir[] = "/tmp/memwatch-nocfi-XXXXXX", folded[256], feed[256], hdr[8192], row[8192];
+	const char *targv[] = { TARGET("nocfi_target"), NULL };
+	const char *text;
+	struct proc t, mw;
+	char pid[16], *reply;
+	int n;
+
+	cr_assert(mkdtemp(dir), "temp dir");
+	snprintf(folded, sizeof(folded), "%s/live.folded", dir);
+	snprintf(feed, sizeof(feed), "%s/feed.csv", dir);
+	proc_spawn(&t, targv);
+	cr_assert(proc_line(&t, 5000), "target ready");
+	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
+	const char *argv[] = { MEMWATCH, "-p", pid, "-i", "0.2", "--stacks", "--folded", folded,
+			       "-o", feed, NULL };
+	proc_spawn(&mw, argv);
+	cr_assert(file_wait_rows(feed, 1, 20000, hdr, sizeof(hdr), row, sizeof(row)) >= 1,
+		  "memwatch attached: %s", proc_stderr(&mw));
+	proc_send(&t, "run\n");
+	reply = proc_line(&t, 30000);
+	cr_assert(reply, "target ran");
+	n = file_rows(feed, hdr, sizeof(hdr), row, sizeof(row));
+	cr_assert(file_wait_rows(feed, n + 3, 10000, hdr, sizeof(hdr), row, sizeof(row)) >= n + 3,
+		  "the feed goes on");
+	text = slurp(folded);
+	cr_expect(strstr(text, "libnocfi.so`nocfi_alloc 1000\n") == text ||
+		  strstr(text, "\nlibnocfi.so`nocfi_alloc 1000\n"),
+		  "the stack ends in the library, its site holds its bytes: [%s]", text);
+	cr_expect_null(strstr(text, ";libnocfi.so`nocfi_alloc"), "no frame guessed past it: [%s]", text);
+	cr_expect_geq(csv_int(hdr, row, "stacks_truncated"), 1, "counted as truncated: %s", row);
+	cr_expect_eq(csv_int(hdr, row, "lost_stacks"), 0, "not as lost");
+	proc_kill(&mw, SIGTERM);
+	proc_wait(&mw, 5000);
+	proc_send(&t, "quit\n");
+	proc_wait(&t, 5000);
+	temp_dir_remove(dir);
+}
