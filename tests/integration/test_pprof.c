@@ -239,3 +239,54 @@ Test(pprof, stacks__samples_carry_the_callers, .timeout = 120)
 	session_stop(&s);
 	temp_dir_remove(dir);
 }
+
+/* The cumulative inuse bytes `go tool pprof -top -cum` gives @func in
+ * @file, or -1 when it is not there. */
+static long long cum_value(const char *file, const char *func)
+{
+	static char out[1 << 16];
+	char cmd[512], *line;
+	long long v = -1;
+
+	snprintf(cmd, sizeof(cmd), "go tool pprof -top -cum -sample_index=inuse_space -unit=B %s 2>&1",
+		 file);
+	cr_assert_eq(run_capture(cmd, out, sizeof(out)), 0, "go tool pprof -top -cum: %s", out);
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		size_t n = strlen(line), f = strlen(func);
+
+		if (n > f && !strcmp(line + n - f, func) && line[n - f - 1] == ' ')
+			sscanf(line, " %*s %*s %*s %lld", &v);
+	}
+	return v;
+}
+
+/* A Rust node built --release without frame pointers: its heap profile
+ * names its own functions, each holding, cumulatively, what its callees
+ * hold (the stacks are whole by the unwind tables). submit only calls
+ * add_certificate (its own note is freed): the same bytes. */
+Test(pprof, rust_release__its_functions_cumulative_bytes, .timeout = 120)
+{
+	static const char *const rust[] = { TARGET("rust_node"), NULL };
+	char dir[] = "/tmp/memwatch-pprof-XXXXXX", file[256], hdr[2048], port[16];
+	struct session s;
+	int p = free_port();
+	long long add, submit, top;
+
+	cr_assert(mkdtemp(dir), "temp dir");
+	snprintf(port, sizeof(port), "%d", p);
+	const char *extra[] = { "--stacks", "-l", port, NULL };
+	session_start_target(&s, rust, extra);
+	session_command(&s, "run 300\n");
+	session_settle(&s);
+	session_settle(&s);
+	snprintf(file, sizeof(file), "%s/heap.pb.gz", dir);
+	cr_assert_eq(http_fetch(p, "/debug/pprof/heap", file, hdr, sizeof(hdr)), 200, "%s", hdr);
+	add = cum_value(file, "rust_node::consensus::ConsensusState::add_certificate");
+	submit = cum_value(file, "rust_node::submit");
+	top = cum_value(file, "rust_node::main");
+	cr_expect_gt(add, 0, "add_certificate is named, with the DAG's bytes");
+	cr_expect_eq(submit, add, "submit holds what add_certificate holds");
+	cr_expect_geq(top, add, "and main at least as much (%lld, %lld)", top, add);
+	session_stop(&s);
+	temp_dir_remove(dir);
+}

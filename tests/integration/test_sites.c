@@ -358,3 +358,17 @@ Test(sites, object_without_unwind_table__stack_ends_there_truncated, .timeout = 
 	proc_wait(&t, 5000);
 	temp_dir_remove(dir);
 }
+
+/* C++ built -O2 on libstdc++ (no frame pointers, no symbols of its own):
+ * whole chains from the thread's start, through std::thread's routine in
+ * libstdc++, to the program's insert, past operator new. */
+Test(sites, cxx_release__whole_chains_past_operator_new, .timeout = 60)
+{
+	static char folded[1 << 16], err[1 << 14];
+
+	run_stacks(TARGET("unwind_cxx"), folded, sizeof(folded), err, sizeof(err));
+	cr_expect(strstr(folded, "libc.so.6`start_thread;libstdc++.so.6") &&
+		  strstr(folded, ";unwind_cxx`worker;unwind_cxx`round_of;unwind_cxx`via;unwind_cxx`reg_insert "),
+		  "the whole chain, thread start to the insert: [%s]", folded);
+	cr_expect_null(strstr(folded, "operator new"), "operator new is no site: [%s]", folded);
+}
