@@ -66,6 +66,11 @@ int load__bpf(struct mw_session *s)
 				 s->skel->rodata->want_unwind ? MW_UNWIND_ROWS : 1);
 	bpf_map__set_max_entries(s->skel->maps.unwind_procs,
 				 s->skel->rodata->want_unwind ? (uint32_t)s->opts.max_targets : 1);
+	/* one stack table or the other: the unused one takes no room */
+	if (s->skel->rodata->want_unwind)
+		bpf_map__set_max_entries(s->skel->maps.stacks, 1);
+	else
+		bpf_map__set_max_entries(s->skel->maps.walked_stacks, 1);
 	err = memwatch_bpf__load(s->skel);
 	if (err) {
 		mw_err("cannot load the BPF programs: %s; memwatch needs Linux 6.12 or later with BTF (/sys/kernel/btf/vmlinux); MEMWATCH_DEBUG=1 shows the verifier log",

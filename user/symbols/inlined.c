@@ -32,6 +32,23 @@ static const Dwfl_Callbacks callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* The DWARF of the object at @path (its own, or its build-id debug file),
+ * into *@dwfl (dwfl_end it), *@mod and *@bias: 1; 0 with none (nothing
+ * to close); -1 out of memory. */
+static int open_dwarf(const char *path, Dwfl **dwfl, Dwfl_Module **mod, Dwarf_Addr *bias)
+{
+	*dwfl = dwfl_begin(&callbacks);
+	if (!*dwfl)
+		return -1;
+	*mod = dwfl_report_offline(*dwfl, path, path, -1);
+	dwfl_report_end(*dwfl, NULL, NULL);
+	if (!*mod || !dwfl_module_getdwarf(*mod, bias)) {
+		dwfl_end(*dwfl);
+		return 0;
+	}
+	return 1;
+}
+
 /* @attr of @die, through DW_AT_abstract_origin and DW_AT_specification. */
 static const char *die_string(Dwarf_Die *die, unsigned attr)
 {
@@ -87,21 +104,16 @@ static void visit(struct walk *w, Dwarf_Die *die, const char *in, int depth)
 int inlined__callers(const char *path, const char *name, char *buf, size_t len)
 {
 	struct walk w = { .name = name };
-	Dwfl *dwfl = dwfl_begin(&callbacks);
 	Dwfl_Module *mod;
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
 	size_t used = 0;
+	Dwfl *dwfl;
+	int r = open_dwarf(path, &dwfl, &mod, &bias);
 
 	buf[0] = '\0';
-	if (!dwfl)
-		return -1;
-	mod = dwfl_report_offline(dwfl, path, path, -1);
-	dwfl_report_end(dwfl, NULL, NULL);
-	if (!mod || !dwfl_module_getdwarf(mod, &bias)) {
-		dwfl_end(dwfl);
-		return 0;	/* no DWARF: nothing to say */
-	}
+	if (r <= 0)
+		return r;	/* no DWARF: nothing to say */
 	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
 		Dwarf_Die top;
 
@@ -311,19 +323,14 @@ long inlined__copies(const char *path, bool (*want)(const char *name, void *ctx)
 		     struct mw_inlined_copy **out)
 {
 	struct copies c = { .want = want, .ctx = ctx };
-	Dwfl *dwfl = dwfl_begin(&callbacks);
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
+	Dwfl *dwfl;
+	int r = open_dwarf(path, &dwfl, &mod, &bias);
 
 	*out = NULL;
-	if (!dwfl)
-		return -1;
-	mod = dwfl_report_offline(dwfl, path, path, -1);
-	dwfl_report_end(dwfl, NULL, NULL);
-	if (!mod || !dwfl_module_getdwarf(mod, &bias)) {
-		dwfl_end(dwfl);
-		return 0;
-	}
+	if (r <= 0)
+		return r;
 	for (int pass = 0; pass < 2 && !c.oom && (pass == 0 || c.norigins); pass++) {
 		Dwarf_Die *cu = NULL;
 
