@@ -251,6 +251,34 @@ $(BUILD)/targets/nocfi_target: tests/targets/nocfi_target.c tests/targets/say.h 
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -Wall $< -L$(BUILD)/targets -lnocfi -Wl,-rpath,'$$ORIGIN' -o $@
 
+# the same library with its call-frame information in .debug_frame only
+# (-g, no .eh_frame), and the target linked against it
+$(BUILD)/targets/debugframe/libnocfi.so: tests/targets/lib/libnocfi.c | $(BUILD)/targets
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -fPIC -shared -fno-asynchronous-unwind-tables -fno-unwind-tables $< -o $@
+$(BUILD)/targets/nocfi_target_df: tests/targets/nocfi_target.c tests/targets/say.h \
+				  $(BUILD)/targets/debugframe/libnocfi.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -Wall $< -L$(BUILD)/targets/debugframe -lnocfi \
+		-Wl,-rpath,'$$ORIGIN/debugframe' -o $@
+
+# whole stacks against the targets' own backtrace(3): chains through a
+# library without frame pointers and glibc's qsort, built as releases are
+$(BUILD)/targets/libchains.so: tests/targets/lib/libchains.c | $(BUILD)/targets
+	$(Q)$(CC) -O2 -fomit-frame-pointer -fPIC -shared $< -o $@
+$(BUILD)/targets/chains: tests/targets/chains.c tests/targets/say.h $(BUILD)/targets/libchains.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fcf-protection -Wall -pthread $< -L$(BUILD)/targets \
+		-lchains -Wl,-rpath,'$$ORIGIN' -o $@
+$(BUILD)/targets/chains_rust: tests/targets/chains_rust.rs $(BUILD)/targets/libchains.so
+	$(call msg,RUSTC,$@)
+	$(Q)$(RUSTC) -C opt-level=2 -g -C panic=unwind --edition 2021 $< -L$(BUILD)/targets \
+		-l dylib=chains -C link-arg=-Wl,-rpath,'$$ORIGIN' -o $@
+$(BUILD)/targets/chains_cxx: tests/targets/chains_cxx.cpp tests/targets/say.h $(BUILD)/targets/libchains.so
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -O2 -g -fomit-frame-pointer -Wall -pthread $< -L$(BUILD)/targets -lchains \
+		-Wl,-rpath,'$$ORIGIN' -o $@
+
 # allocation sites in the executable and in a shared library
 $(BUILD)/targets/libsites.so: tests/targets/lib/libsites.c | $(BUILD)/targets
 	$(Q)$(CC) -O1 -g -fPIC -shared $< -o $@
@@ -337,7 +365,7 @@ integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
 	     $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp \
 	     $(UNWIND_TARGETS) $(BUILD)/targets/libplugin.so $(BUILD)/targets/launch_target_linked \
 	     $(BUILD)/targets/read_c.nodebug $(BUILD)/targets/read_c.split \
-	     $(BUILD)/targets/rust_node_fp
+	     $(BUILD)/targets/rust_node_fp $(BUILD)/targets/nocfi_target_df
 	MEMWATCH_ALL_TARGETS=1 $(BUILD)/integration_tests --jobs 1
 
 test: deps

@@ -12,7 +12,8 @@
  * It waits for stdin so that tracers can attach between commands.
  * Built as pair_loop_cxx with -DPAIR_CXX, each pair is C++'s operator
  * new(64) and sized operator delete (libstdc++'s, which call malloc).
- * Any allocator can be preloaded (LD_PRELOAD) under either.
+ * Any allocator can be preloaded (LD_PRELOAD) under either. PAIR_DEPTH=N
+ * in the environment: each thread loops N calls deeper (a stack to walk).
  * Usage: pair_loop PAIRS [THREADS]
  */
 #include <pthread.h>
@@ -23,7 +24,7 @@
 #include <unistd.h>
 
 static long pairs;
-static int nthreads;
+static int nthreads, depth;
 static void **kept;
 static size_t nkept, capkept;
 static long registry;
@@ -75,13 +76,27 @@ static void *loop(void *arg)
 	return arg;
 }
 
+/* @levels frames deeper, then the loop */
+__attribute__((noinline)) static void *deeper(void *arg, int levels)
+{
+	void *r = levels > 0 ? deeper(arg, levels - 1) : loop(arg);
+
+	__asm__ volatile("" ::: "memory");	/* no tail call: a frame a level */
+	return r;
+}
+
+static void *thread_main(void *arg)
+{
+	return deeper(arg, depth);
+}
+
 static void run(void)
 {
 	pthread_t t[64];
 	double t0 = now_ns();
 
 	for (int i = 0; i < nthreads; i++)
-		pthread_create(&t[i], NULL, loop, NULL);
+		pthread_create(&t[i], NULL, thread_main, NULL);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
 	printf("%.0f %ld\n", (now_ns() - t0) / pairs, pairs * nthreads);
@@ -114,6 +129,9 @@ int main(int argc, char **argv)
 
 	pairs = argc > 1 ? atol(argv[1]) : 20000;
 	nthreads = argc > 2 ? atoi(argv[2]) : 1;
+	depth = getenv("PAIR_DEPTH") ? atoi(getenv("PAIR_DEPTH")) : 0;
+	if (depth < 0 || depth > 1000)
+		return 2;
 	if (pairs < 1 || nthreads < 1 || nthreads > 64)
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);

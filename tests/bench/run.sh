@@ -63,7 +63,7 @@ col() { awk -F, -v n="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == n) c = i
 # start_loop PAIRS THREADS [BINARY [PRELOAD]]: a fresh target on a coprocess
 start_loop() {
 	local bin=${3:-$LOOP} pre=${4:-}
-	coproc LOOPP { LD_PRELOAD=$pre exec "$bin" "$1" "$2"; }
+	coproc LOOPP { LD_PRELOAD=$pre PAIR_DEPTH=${LOOP_DEPTH:-0} exec "$bin" "$1" "$2"; }
 	read -r _ <&"${LOOPP[0]}"
 }
 
@@ -356,6 +356,8 @@ redis_measure() {
 	rm -f "$TMP/r.out"	# its header (or bpftrace's line) says attached
 	case $1 in
 	heap) $MW -p "$pid" -i 1 -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	sites) $MW -p "$pid" -i 1 --top 10 -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	stacks) $MW -p "$pid" -i 1 --stacks -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
 	floor) $MW -p "$pid" -i 1 --floor -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
 	keys) $MW -p "$pid" -i 1 --no-heap --struct keys --insert dbAdd \
 		--remove moduleNotifyKeyUnlink -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
@@ -394,7 +396,7 @@ redis_measure() {
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
 	echo
 	echo "redis: redis-benchmark -t set,get -n $REDIS_N -c 8 -d 64 -r 100000 (requests/s):"
-	rmodes="untraced heap floor keys keys-floor"
+	rmodes="untraced heap floor sites stacks keys keys-floor"
 	command -v bpftrace >/dev/null && rmodes="$rmodes bpftrace"
 	declare -A rset rget
 	for r in $(seq "$ROUNDS"); do
@@ -415,6 +417,7 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
 			"$(awk -v a="$mg" -v b="$ug" 'BEGIN {if (a == "-") print "-"; else printf "%.2f", a / b}')"
 	done
 	echo "  heap: memwatch -p PID; floor: empty programs at the same probes;"
+	echo "  sites: --top 10; stacks: --stacks (redis-server has no frame pointers);"
 	echo "  keys: --no-heap --struct keys --insert dbAdd --remove moduleNotifyKeyUnlink;"
 	echo "  keys-floor: empty programs at those two probes"
 fi

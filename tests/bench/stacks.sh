@@ -9,14 +9,17 @@
 # costs more frames.
 echo
 echo "stacks: one malloc(64)+free pair, ns; ratios to heap mode without sites:"
-sfams="glibc jemalloc"
+sfams="glibc jemalloc glibc-deep"
 smodes="memwatch sites stacks-fp stacks"
 declare -A sruns
 for r in $(seq "$ROUNDS"); do
 	for f in $sfams; do
-		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
+		pf=${f%-deep}
+		[ -n "$(fam_preload "$pf")" ] && [ ! -e "$(fam_preload "$pf")" ] && continue
+		LOOP_DEPTH=0
+		[ "$f" != "$pf" ] && LOOP_DEPTH=30
 		for m in $smodes; do
-			start_loop "$PAIRS" 1 "$LOOP" "$(fam_preload "$f")"
+			start_loop "$PAIRS" 1 "$LOOP" "$(fam_preload "$pf")"
 			if tracer "$m" "$LOOPP_PID"; then
 				ask go
 				MEASURED=${REPLY_LINE%% *}
@@ -30,6 +33,7 @@ for r in $(seq "$ROUNDS"); do
 		done
 	done
 done
+LOOP_DEPTH=0
 printf '%-10s %9s %9s %11s %9s %9s %9s\n' allocator heap "--top" "stacks(fp)" "--stacks" "÷heap" "÷fp"
 for f in $sfams; do
 	[ -z "${sruns[$f.memwatch]:-}" ] && continue

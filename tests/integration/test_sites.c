@@ -316,16 +316,16 @@ Test(sites, rust_release_without_frame_pointers__whole_stacks, .timeout = 60)
 	rust_sites(TARGET("rust_node"), "rust_node");
 }
 
-/* A library with no unwind table (built -fno-asynchronous-unwind-tables):
- * a stack ends in it, as truncated and counted, and no frame past it is
- * guessed; its site still holds its bytes. */
-Test(sites, object_without_unwind_table__stack_ends_there_truncated, .timeout = 60)
+/* nocfi_target (main -> run -> via -> nocfi_alloc in libnocfi.so) as
+ * @target under --stacks, its "run" (10 blocks of 100 bytes kept): the
+ * folded stacks into @text, the last row's stacks_truncated. */
+static long long run_nocfi(const char *target, char *text, size_t len)
 {
 	char dir[] = "/tmp/memwatch-nocfi-XXXXXX", folded[256], feed[256], hdr[8192], row[8192];
-	const char *targv[] = { TARGET("nocfi_target"), NULL };
-	const char *text;
+	const char *targv[] = { target, NULL };
 	struct proc t, mw;
-	char pid[16], *reply;
+	long long truncated;
+	char pid[16];
 	int n;
 
 	cr_assert(mkdtemp(dir), "temp dir");
@@ -340,23 +340,49 @@ Test(sites, object_without_unwind_table__stack_ends_there_truncated, .timeout = 
 	cr_assert(file_wait_rows(feed, 1, 20000, hdr, sizeof(hdr), row, sizeof(row)) >= 1,
 		  "memwatch attached: %s", proc_stderr(&mw));
 	proc_send(&t, "run\n");
-	reply = proc_line(&t, 30000);
-	cr_assert(reply, "target ran");
+	cr_assert(proc_line(&t, 30000), "target ran");
 	n = file_rows(feed, hdr, sizeof(hdr), row, sizeof(row));
 	cr_assert(file_wait_rows(feed, n + 3, 10000, hdr, sizeof(hdr), row, sizeof(row)) >= n + 3,
 		  "the feed goes on");
-	text = slurp(folded);
-	cr_expect(strstr(text, "libnocfi.so`nocfi_alloc 1000\n") == text ||
-		  strstr(text, "\nlibnocfi.so`nocfi_alloc 1000\n"),
-		  "the stack ends in the library, its site holds its bytes: [%s]", text);
-	cr_expect_null(strstr(text, ";libnocfi.so`nocfi_alloc"), "no frame guessed past it: [%s]", text);
-	cr_expect_geq(csv_int(hdr, row, "stacks_truncated"), 1, "counted as truncated: %s", row);
-	cr_expect_eq(csv_int(hdr, row, "lost_stacks"), 0, "not as lost");
+	snprintf(text, len, "%s", slurp(folded));
+	truncated = csv_int(hdr, row, "stacks_truncated");
+	cr_expect_eq(csv_int(hdr, row, "lost_stacks"), 0, "no stack lost");
 	proc_kill(&mw, SIGTERM);
 	proc_wait(&mw, 5000);
 	proc_send(&t, "quit\n");
 	proc_wait(&t, 5000);
 	temp_dir_remove(dir);
+	return truncated;
+}
+
+/* A library with no unwind table (built -fno-asynchronous-unwind-tables):
+ * a stack ends in it, as truncated and counted, and no frame past it is
+ * guessed; its site still holds its bytes. */
+Test(sites, object_without_unwind_table__stack_ends_there_truncated, .timeout = 60)
+{
+	static char text[1 << 16];
+	long long truncated = run_nocfi(TARGET("nocfi_target"), text, sizeof(text));
+
+	cr_expect(strstr(text, "libnocfi.so`nocfi_alloc 1000\n") == text ||
+		  strstr(text, "\nlibnocfi.so`nocfi_alloc 1000\n"),
+		  "the stack ends in the library, its site holds its bytes: [%s]", text);
+	cr_expect_null(strstr(text, ";libnocfi.so`nocfi_alloc"), "no frame guessed past it: [%s]", text);
+	cr_expect_geq(truncated, 1, "counted as truncated");
+}
+
+/* The same library built with -g: its call-frame information is in
+ * .debug_frame alone (no .eh_frame), which the table is built from. The
+ * stack is whole through it, not truncated. */
+Test(sites, object_with_debug_frame_only__whole_through_it, .timeout = 60)
+{
+	static char text[1 << 16];
+	long long truncated = run_nocfi(TARGET("nocfi_target_df"), text, sizeof(text));
+
+	cr_expect(strstr(text, "`_start;libc.so.6`__libc_start_main;libc.so.6`__libc_start_call_main;"
+			       "nocfi_target_df`main;"
+			       "nocfi_target_df`run;nocfi_target_df`via;libnocfi.so`nocfi_alloc 1000\n"),
+		  "the whole stack, from _start through the library: [%s]", text);
+	cr_expect_eq(truncated, 0, "no stack truncated");
 }
 
 /* C++ built -O2 on libstdc++ (no frame pointers, no symbols of its own):

@@ -2,7 +2,8 @@
 /*
  * cfi.c - an object's unwind table from its .eh_frame. The FDEs are found
  * through the search table of .eh_frame_hdr (PT_GNU_EH_FRAME), whose
- * entries give each FDE's first address; libdw runs the CFI program of
+ * entries give each FDE's first address (or, in an object with no
+ * .eh_frame, by reading its .debug_frame's FDEs); libdw runs the CFI program of
  * the FDE to each row (dwarf_cfi_addrframe gives the row at an address,
  * and the range it covers), and each row is reduced to what a walker on
  * x86-64 can follow. The file is the target's, so untrusted: the search
@@ -268,13 +269,125 @@ static bool sections_sane(Elf *e, uint64_t size)
 
 /* ------------------------------------------------------------- table */
 
+/* The rows of every FDE, from @pcs (@n first addresses, sorted): each
+ * FDE's rows up to the next one's start. */
+static int rows_of(Dwarf_CFI *cfi, const uint64_t *pcs, size_t n, struct mw_cfi *out)
+{
+	uint64_t done = 0;
+	size_t cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < n; i++) {
+		uint64_t limit = i + 1 < n ? pcs[i + 1] : UINT64_MAX;
+
+		/* an entry inside rows already made: skipped, so that the rows
+		 * stay sorted */
+		if (pcs[i] < done || limit < pcs[i])
+			continue;
+		err = fde_rows(cfi, pcs[i], limit, out, &cap, &done);
+	}
+	return err;
+}
+
+/* The first addresses in the search table @h, in its order (sorted, as
+ * the linker writes it; one out of order is skipped by rows_of). */
+static int hdr_pcs(const struct eh_hdr *h, uint64_t **pcs, size_t *n)
+{
+	*pcs = malloc((h->count ? h->count : 1) * sizeof(**pcs));
+	if (!*pcs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < h->count; i++)
+		(*pcs)[i] = entry_pc(h, i);
+	*n = h->count;
+	return 0;
+}
+
+/* ------------------------------------------------------- .debug_frame */
+
+static int by_pc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The first addresses of the FDEs in @e's .debug_frame, sorted: what an
+ * object built without .eh_frame (-fno-asynchronous-unwind-tables -g)
+ * has. Its FDEs give their address whole (the address size, 8 here). */
+static int debug_frame_pcs(Elf *e, uint64_t **pcs, size_t *n)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+	size_t shstrndx, cap = 0;
+	Dwarf_Off off = 0, next;
+	const unsigned char *ident = (const unsigned char *)elf_getident(e, NULL);
+
+	*pcs = NULL;
+	*n = 0;
+	if (!ident || elf_getshdrstrndx(e, &shstrndx))
+		return -EINVAL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".debug_frame")) {
+			data = elf_getdata(scn, NULL);
+			break;
+		}
+	}
+	if (!data || !data->d_buf)
+		return -ENOENT;
+	for (;;) {
+		Dwarf_CFI_Entry entry;
+		int r = dwarf_next_cfi(ident, data, false, off, &next, &entry);
+		uint64_t pc;
+
+		if (r)
+			break;	/* the end, or a malformed entry: what was read stands */
+		off = next;
+		if (dwarf_cfi_cie_p(&entry))
+			continue;
+		if (entry.fde.end < entry.fde.start ||
+		    (size_t)(entry.fde.end - entry.fde.start) < 2 * sizeof(pc))
+			continue;
+		memcpy(&pc, entry.fde.start, sizeof(pc));
+		if (*n == cap) {
+			size_t ncap = cap ? 2 * cap : 256;
+			uint64_t *grown = realloc(*pcs, ncap * sizeof(*grown));
+
+			if (!grown) {
+				free(*pcs);
+				*pcs = NULL;
+				return -ENOMEM;
+			}
+			*pcs = grown;
+			cap = ncap;
+		}
+		(*pcs)[(*n)++] = pc;
+	}
+	if (!*n) {
+		free(*pcs);
+		*pcs = NULL;
+		return -ENOENT;
+	}
+	qsort(*pcs, *n, sizeof(**pcs), by_pc);
+	return 0;
+}
+
+/* ------------------------------------------------------------- table */
+
 int cfi__build(const char *path, struct mw_cfi *out)
 {
 	Dwarf_CFI *cfi = NULL;
+	Dwarf *dw = NULL;
 	struct eh_hdr h;
 	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0;
-	uint64_t vaddr = 0, done = 0;
+	uint64_t *pcs = NULL;
+	size_t len = 0, n = 0;
+	uint64_t vaddr = 0;
 	Elf *e = NULL;
 	struct stat st;
 	int fd, err;
@@ -291,26 +404,31 @@ int cfi__build(const char *path, struct mw_cfi *out)
 	      sections_sane(e, (uint64_t)st.st_size) ? 0 : -EINVAL;
 	if (!err)
 		err = read_hdr(e, fd, &buf, &len, &vaddr);
-	if (!err)
+	if (!err) {
 		err = parse_hdr(buf, len, vaddr, &h);
-	if (!err && !(cfi = dwarf_getcfi_elf(e)))
-		err = -ENOENT;
-	for (uint32_t i = 0; !err && i < h.count; i++) {
-		uint64_t pc = entry_pc(&h, i);
-		uint64_t limit = i + 1 < h.count ? entry_pc(&h, i + 1) : UINT64_MAX;
-
-		/* an entry out of order, or inside rows already made: skipped,
-		 * so that the rows stay sorted */
-		if (pc < done || limit < pc)
-			continue;
-		err = fde_rows(cfi, pc, limit, out, &cap, &done);
+		if (!err)
+			err = hdr_pcs(&h, &pcs, &n);
+		if (!err && !(cfi = dwarf_getcfi_elf(e)))
+			err = -ENOENT;
+	} else if (err == -ENOENT) {
+		/* no .eh_frame search table: .debug_frame, where that is all
+		 * the object has (the Dwarf owns its CFI) */
+		err = debug_frame_pcs(e, &pcs, &n);
+		if (!err && (!(dw = dwarf_begin_elf(e, DWARF_C_READ, NULL)) ||
+			     !(cfi = dwarf_getcfi(dw))))
+			err = -ENOENT;
 	}
-	if (cfi)
+	if (!err)
+		err = rows_of(cfi, pcs, n, out);
+	if (cfi && !dw)
 		dwarf_cfi_end(cfi);
+	if (dw)
+		dwarf_end(dw);
 	if (e)
 		elf_end(e);
 	close(fd);
 	free(buf);
+	free(pcs);
 	if (err)
 		cfi__free(out);
 	return err;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cfi.h - an object's unwind table, built from its call-frame information
- * (.eh_frame, found through PT_GNU_EH_FRAME's search table): for each
+ * (.eh_frame, found through PT_GNU_EH_FRAME's search table; .debug_frame
+ * in an object that has no .eh_frame): for each
  * range of instruction addresses, where the caller's frame is. What a
  * stack walk needs on x86-64, and nothing more: the canonical frame
  * address (CFA) as %rsp or %rbp plus an offset (or the PLT's rule), the
@@ -44,7 +45,7 @@ struct mw_cfi {
 };
 
 /* Builds the table of the ELF file at @path. 0, -ENOENT when it has no
- * .eh_frame search table, -ENOTSUP for a search table encoded otherwise
+ * .eh_frame search table and no .debug_frame, -ENOTSUP for a search table encoded otherwise
  * than every linker writes it, -ENOMEM, or -EINVAL for a malformed file. */
 int cfi__build(const char *path, struct mw_cfi *out);
 void cfi__free(struct mw_cfi *t);
