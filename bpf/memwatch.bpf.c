@@ -109,12 +109,17 @@ struct mw_thread {
 	struct mw_scope scopes[MW_MAX_SCOPES];
 };
 
+/* The live-block table (see struct mw_live): its size is a power of two
+ * set by the loader, with these. */
+const volatile __u32 live_mask = 0;	/* entries - 1 */
+const volatile __u32 live_shift = 64;	/* 64 - log2(entries) */
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, MW_DEFAULT_LIVE_BLOCKS);	/* set by the loader */
-	__type(key, __u64);		/* MW_BLOCK_KEY(slot, address) */
-	__type(value, struct mw_block);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* user space forgets a slot's in place */
+	__uint(max_entries, 1);			/* set by the loader */
+	__type(key, __u32);
+	__type(value, struct mw_live);
 } live SEC(".maps");
 
 struct {
@@ -549,6 +554,103 @@ static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge,
 	site_add(slot, site, charge, (__s64)size, 1);
 }
 
+/* The table's entry @n past @key's hash. */
+static __always_inline struct mw_live *live_at(__u64 key, __u32 n)
+{
+	__u32 i = ((__u32)((key * MW_LIVE_HASH) >> live_shift) + n) & live_mask;
+
+	return bpf_map_lookup_elem(&live, &i);
+}
+
+#define MW_EEXIST	17
+#define MW_ENOSPC	28
+#define READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))
+
+/* Swaps @key into @e if it still holds @was. */
+static __always_inline bool live_claim(struct mw_live *e, __u64 was, __u64 key)
+{
+	return e && __sync_val_compare_and_swap(&e->key, was, key) == was;
+}
+
+/* A search of @key's chain (bpf_loop's state: the verifier checks one
+ * step, not MW_LIVE_PROBES of them at every caller). */
+struct live_scan {
+	__u64 key;
+	__u32 at;	/* where the key is, or MW_LIVE_PROBES */
+	__u32 end;	/* the chain's end (never used), or MW_LIVE_PROBES */
+	__u32 gone;	/* the first freed entry before it, or MW_LIVE_PROBES */
+};
+
+static long live_step(__u32 n, void *data)
+{
+	struct live_scan *s = data;
+	struct mw_live *e = live_at(s->key, n);
+	__u64 k;
+
+	if (!e)
+		return 1;
+	k = READ_ONCE(e->key);
+	if (k == s->key) {
+		s->at = n;
+		return 1;
+	}
+	if (!k) {
+		s->end = n;	/* no key lies past it */
+		return 1;
+	}
+	if (k == MW_LIVE_GONE && s->gone == MW_LIVE_PROBES)
+		s->gone = n;
+	return 0;
+}
+
+static __always_inline void live_scan(struct live_scan *s, __u64 key)
+{
+	s->key = key;
+	s->at = s->end = s->gone = MW_LIVE_PROBES;
+	bpf_loop(MW_LIVE_PROBES, live_step, s, 0);
+}
+
+/* The entry that holds @key, or NULL. */
+static __always_inline struct mw_live *live_find(__u64 key)
+{
+	struct live_scan s;
+
+	live_scan(&s, key);
+	return s.at < MW_LIVE_PROBES ? live_at(key, s.at) : NULL;
+}
+
+#define MW_LIVE_TRIES	4	/* searches when other threads take the entry found */
+
+/*
+ * Adds @key with @blk: 0, or -MW_EEXIST with *@old its entry (its free
+ * was never seen), or -MW_ENOSPC when no entry within MW_LIVE_PROBES is
+ * free. The search goes to the chain's end, so that a key already there
+ * is found; the first freed entry on the way is reused, else the end.
+ */
+static __always_inline int live_add(__u64 key, const struct mw_block *blk, struct mw_live **old)
+{
+	for (int r = 0; r < MW_LIVE_TRIES; r++) {
+		struct live_scan s;
+		struct mw_live *e;
+		__u32 n;
+
+		live_scan(&s, key);
+		if (s.at < MW_LIVE_PROBES) {
+			*old = live_at(key, s.at);
+			return -MW_EEXIST;
+		}
+		n = s.gone < MW_LIVE_PROBES ? s.gone : s.end;
+		if (n >= MW_LIVE_PROBES)
+			return -MW_ENOSPC;
+		e = live_at(key, n);
+		if (live_claim(e, n == s.gone ? MW_LIVE_GONE : 0, key)) {
+			e->blk = *blk;
+			return 0;
+		}
+	}
+	return -MW_ENOSPC;	/* taken from under it each time: counted as full */
+}
+
 static __always_inline void block_gone(__u32 slot, struct mw_block *blk);
 
 static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
@@ -557,19 +659,17 @@ static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
 	__u64 key = MW_BLOCK_KEY(slot, addr);
 	struct mw_block blk = { .size = size, .struct_id = charge,
 				.site = site_key(slot, ra, stack, charge) };
-	long err;
+	struct mw_live *old = NULL;
+	int err;
 
-	err = bpf_map_update_elem(&live, &key, &blk, BPF_NOEXIST);
-	if (err == -17 /* EEXIST: its free was never seen */) {
-		struct mw_block *old = bpf_map_lookup_elem(&live, &key);
-		struct mw_block gone;
+	err = live_add(key, &blk, &old);
+	if (err == -MW_EEXIST && old) {	/* its free was never seen */
+		struct mw_block gone = old->blk;
 
 		count(slot, MW_C_LOST_UNPAIRED, 1);
-		if (old) {
-			gone = *old;
-			block_gone(slot, &gone);
-		}
-		err = bpf_map_update_elem(&live, &key, &blk, BPF_ANY);
+		block_gone(slot, &gone);
+		old->blk = blk;
+		err = 0;
 	}
 	if (err) {
 		count(slot, MW_C_LOST_TABLE_FULL, 1);
@@ -588,17 +688,27 @@ static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
 	site_add(slot, blk->site, blk->struct_id, -(__s64)blk->size, -1);
 }
 
-/* Takes @addr out of the table into @out; returns false if untracked. */
+/* Takes @addr out of the table into @out; returns false if untracked
+ * (or another thread's free of it took it first). */
 static __always_inline bool block_take(__u32 slot, __u64 addr,
 				       struct mw_block *out)
 {
 	__u64 key = MW_BLOCK_KEY(slot, addr);
-	struct mw_block *blk = bpf_map_lookup_elem(&live, &key);
+	struct mw_live *e = live_find(key);
 
-	if (!blk)
+	if (!e)
 		return false;
-	*out = *blk;
-	return bpf_map_delete_elem(&live, &key) == 0;
+	*out = e->blk;
+	return live_claim(e, key, MW_LIVE_GONE);
+}
+
+/* Puts @blk back as @key's, unless the key is there again: false when it
+ * could not be (the table full, counted by the caller). */
+static __always_inline bool block_put_back(__u64 key, const struct mw_block *blk)
+{
+	struct mw_live *old = NULL;
+
+	return live_add(key, blk, &old) == 0;
 }
 
 /* An in-place resize (xallocx, mi_expand): the block keeps its address
@@ -606,14 +716,13 @@ static __always_inline bool block_take(__u32 slot, __u64 addr,
  * a realloc that did not move. A block not in the table stays unknown. */
 static __always_inline void block_resize(__u32 slot, __u64 addr, __u64 size)
 {
-	__u64 key = MW_BLOCK_KEY(slot, addr);
-	struct mw_block *blk = bpf_map_lookup_elem(&live, &key);
+	struct mw_live *e = live_find(MW_BLOCK_KEY(slot, addr));
 	struct mw_block old;
 
-	if (!blk)
+	if (!e)
 		return;
-	old = *blk;
-	blk->size = size;
+	old = e->blk;
+	e->blk.size = size;
 	block_gone(slot, &old);
 	account_live(slot, size, old.struct_id, old.site);
 }
@@ -779,7 +888,7 @@ static __always_inline void restore_stash(struct mw_thread *t)
 	__u64 key = MW_BLOCK_KEY(t->call.slot, t->call.old);
 
 	if (t->call.has_stash)
-		bpf_map_update_elem(&live, &key, &t->call.stash, BPF_NOEXIST);
+		block_put_back(key, &t->call.stash);
 }
 
 /* a * b into @out; true if it overflows 64 bits. Written with 32-bit halves:
@@ -942,12 +1051,17 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 	return 0;
 }
 
+/* Every entry point but free has a return probe (free only when paired,
+ * attach.c): its hit is counted here, with the entry's, in one lookup,
+ * so that the return program need not read its cookie to count it. */
 SEC("uprobe")
 int alloc_enter(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
+	bool returns = MW_ALLOC_OP(cookie) != MW_OP_FREE || (cookie & MW_ALLOC_PAIRED);
 
-	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
+	count2(MW_COOKIE_SLOT(cookie), MW_C_HITS + entry_hit(cookie), 1,
+	       MW_C_HITS + MW_HIT_RETURN, returns);
 	alloc_entry(ctx, cookie);
 	return 0;
 }
@@ -959,8 +1073,7 @@ static __always_inline void realloc_return(struct mw_call *c, __u64 ret)
 
 	if (c->bad_size || (!ret && (c->size || !c->old))) {
 		/* failed: the old block is still live, unchanged */
-		if (c->has_stash &&
-		    bpf_map_update_elem(&live, &key, &c->stash, BPF_NOEXIST))
+		if (c->has_stash && !block_put_back(key, &c->stash))
 			count(c->slot, MW_C_LOST_TABLE_FULL, 1);
 		count(c->slot, MW_C_FAILED_CALLS, 1);
 		return;
@@ -1034,10 +1147,10 @@ static __always_inline int alloc_exit(struct pt_regs *ctx)
 	return 0;
 }
 
+/* (its hit was counted at the entry) */
 SEC("uretprobe")
 int alloc_return(struct pt_regs *ctx)
 {
-	count_hit(MW_COOKIE_SLOT(bpf_get_attach_cookie(ctx)), MW_HIT_RETURN);
 	return alloc_exit(ctx);
 }
 

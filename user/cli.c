@@ -110,7 +110,7 @@ static const char usage_text[] =
 "                            they cost it more than PERCENT of one CPU for\n"
 "                            %d intervals in a row (then its costliest\n"
 "                            structure's); SIGUSR1 re-attaches (no budget)\n"
-"      --max-live-blocks N   size of the live-block table (%u)\n"
+"      --max-live-blocks N   live blocks the table has room for (%u)\n"
 "      --allocator WHICH     auto (default: the one malloc binds to), glibc,\n"
 "                            jemalloc, tcmalloc, mimalloc, or an object's PATH\n"
 "\n"

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include "memwatch.h"		/* before the skeleton: its types */
 #include "memwatch.skel.h"
+#include "sample/live.h"
 #include "sample/sampler.h"
 
 int sampler__init(struct mw_sampler *s, struct memwatch_bpf *skel)
@@ -204,7 +205,7 @@ static int forget_slot(struct memwatch_bpf *skel, struct bpf_map *map, uint32_t 
 
 int sampler__forget_heap(struct mw_sampler *s, const struct mw_target *t)
 {
-	int err = forget_slot(s->skel, s->skel->maps.live, t->slot, block_key_slot);
+	int err = live__forget(s->skel, t->slot);
 
 	return err ? err : forget_slot(s->skel, s->skel->maps.sites, t->slot, site_key_slot);
 }

@@ -14,6 +14,7 @@
 #include "memwatch.h"
 #include "memwatch.skel.h"
 #include "session/events.h"
+#include "sample/live.h"
 #include "session/load.h"
 #include "session/watchlist.h"
 
@@ -44,7 +45,7 @@ int load__bpf(struct mw_session *s)
 		mw_err("cannot open the BPF object: %s", strerror(errno));
 		return -1;
 	}
-	bpf_map__set_max_entries(s->skel->maps.live, s->opts.max_live_blocks);
+	live__size(s->skel, s->opts.max_live_blocks);
 	bpf_map__set_max_entries(s->skel->maps.slots, s->opts.max_targets);
 	bpf_map__set_max_entries(s->skel->maps.loaders, s->opts.max_targets);
 	bpf_map__set_max_entries(s->skel->maps.stats, s->opts.max_targets);
