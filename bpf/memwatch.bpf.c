@@ -503,10 +503,11 @@ static __always_inline __u32 innermost_insert(struct mw_thread *t)
 
 /* ------------------------------------------------------- live-block table */
 
-/* The site entry for @ra (and the structure @charge), created if new;
- * its site key, or 0 if the site table is full (counted: the block then
- * belongs to no site). */
-static __always_inline __u64 site_key(__u32 slot, __u64 ra, __u64 stack, __u32 charge)
+/* The site entry for @ra (and the structure @charge), created if new,
+ * into *@out; its site key, or 0 if the site table is full (counted: the
+ * block then belongs to no site). */
+static __always_inline __u64 site_key(__u32 slot, __u64 ra, __u64 stack, __u32 charge,
+				      struct mw_site **out)
 {
 	struct mw_site zero = {};
 	struct mw_site_key key = {
@@ -515,25 +516,30 @@ static __always_inline __u64 site_key(__u32 slot, __u64 ra, __u64 stack, __u32 c
 		.slot = slot,
 	};
 
+	*out = NULL;
 	if (!want_sites || !ra)
 		return 0;
-	if (bpf_map_lookup_elem(&sites, &key))
+	if ((*out = bpf_map_lookup_elem(&sites, &key)))
 		return key.site;
-	if (bpf_map_update_elem(&sites, &key, &zero, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&sites, &key)) {
+	bpf_map_update_elem(&sites, &key, &zero, BPF_NOEXIST);
+	if (!(*out = bpf_map_lookup_elem(&sites, &key))) {
 		count(slot, MW_C_LOST_SITES, 1);
 		return 0;
 	}
 	return key.site;
 }
 
+/* @bytes and @blocks more live at site @site (its entry @known, when the
+ * caller has it: one lookup less). */
 static __always_inline void site_add(__u32 slot, __u64 site, __u32 charge, __s64 bytes,
-				     __s64 blocks)
+				     __s64 blocks, struct mw_site *known)
 {
 	struct mw_site_key key = { .site = site, .charge = charge, .slot = slot };
-	struct mw_site *s;
+	struct mw_site *s = known;
 
-	if (!want_sites || !site || !(s = bpf_map_lookup_elem(&sites, &key)))
+	if (!want_sites || !site)
+		return;
+	if (!s && !(s = bpf_map_lookup_elem(&sites, &key)))
 		return;
 	__sync_fetch_and_add(&s->live_bytes, bytes);
 	__sync_fetch_and_add(&s->live_blocks, blocks);
@@ -544,14 +550,14 @@ static __always_inline void site_add(__u32 slot, __u64 site, __u32 charge, __s64
 }
 
 static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge,
-					 __u64 site)
+					 __u64 site, struct mw_site *known)
 {
 	struct mw_struct_stats *ss;
 
 	count2(slot, MW_C_ALLOC_CALLS, 1, MW_C_ALLOC_BYTES, size);
 	if (charge && (ss = sstats(slot, charge - 1)))
 		ss->alloc_bytes += size;
-	site_add(slot, site, charge, (__s64)size, 1);
+	site_add(slot, site, charge, (__s64)size, 1, known);
 }
 
 /* The table's entry @n past @key's hash. */
@@ -657,8 +663,9 @@ static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
 				       __u32 charge, __u64 ra, __u64 stack)
 {
 	__u64 key = MW_BLOCK_KEY(slot, addr);
+	struct mw_site *site = NULL;
 	struct mw_block blk = { .size = size, .struct_id = charge,
-				.site = site_key(slot, ra, stack, charge) };
+				.site = site_key(slot, ra, stack, charge, &site) };
 	struct mw_live *old = NULL;
 	int err;
 
@@ -675,7 +682,7 @@ static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
 		count(slot, MW_C_LOST_TABLE_FULL, 1);
 		return;
 	}
-	account_live(slot, size, charge, blk.site);
+	account_live(slot, size, charge, blk.site, site);
 }
 
 static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
@@ -685,7 +692,7 @@ static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
 	count2(slot, MW_C_FREE_CALLS, 1, MW_C_FREE_BYTES, blk->size);
 	if (blk->struct_id && (ss = sstats(slot, blk->struct_id - 1)))
 		ss->free_bytes += blk->size;
-	site_add(slot, blk->site, blk->struct_id, -(__s64)blk->size, -1);
+	site_add(slot, blk->site, blk->struct_id, -(__s64)blk->size, -1, NULL);
 }
 
 /* Takes @addr out of the table into @out; returns false if untracked
@@ -724,7 +731,7 @@ static __always_inline void block_resize(__u32 slot, __u64 addr, __u64 size)
 	old = e->blk;
 	e->blk.size = size;
 	block_gone(slot, &old);
-	account_live(slot, size, old.struct_id, old.site);
+	account_live(slot, size, old.struct_id, old.site, NULL);
 }
 
 /* A free of @addr by thread @t. An unknown block is untracked, except
