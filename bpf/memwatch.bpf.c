@@ -166,6 +166,13 @@ struct {
 } walk_scratch SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MW_WALK_CACHE);
+	__type(key, __u32);
+	__type(value, struct mw_walk_cached);
+} walk_cache SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, MW_MAX_SITES);
@@ -587,9 +594,9 @@ struct live_scan {
 	__u32 gone;	/* the first freed entry before it, or MW_LIVE_PROBES */
 };
 
-static long live_step(__u32 n, void *data)
+/* Entry @n of the chain: 0 to go on, 1 when the search ends there. */
+static __always_inline long live_probe(__u32 n, struct live_scan *s)
 {
-	struct live_scan *s = data;
 	struct mw_live *e = live_at(s->key, n);
 	__u64 k;
 
@@ -609,11 +616,20 @@ static long live_step(__u32 n, void *data)
 	return 0;
 }
 
+#define MW_LIVE_INLINE	2	/* entries looked at before bpf_loop: most searches */
+
+static long live_step(__u32 i, void *data)
+{
+	return live_probe(i + MW_LIVE_INLINE, data);
+}
+
 static __always_inline void live_scan(struct live_scan *s, __u64 key)
 {
 	s->key = key;
 	s->at = s->end = s->gone = MW_LIVE_PROBES;
-	bpf_loop(MW_LIVE_PROBES, live_step, s, 0);
+	if (live_probe(0, s) || live_probe(1, s))
+		return;
+	bpf_loop(MW_LIVE_PROBES - MW_LIVE_INLINE, live_step, s, 0);
 }
 
 /* The entry that holds @key, or NULL. */
@@ -783,8 +799,9 @@ static __always_inline struct mw_unwind_map *unwind_map(struct mw_unwind_proc *p
 	return NULL;
 }
 
-/* The last row of @m's object at or below link-time address @pc. */
-static __always_inline struct mw_unwind_row *unwind_row(struct mw_unwind_map *m, __u64 pc)
+/* The index in unwind_rows of the last row of @m's object at or below
+ * link-time address @pc, or ~0u. */
+static __always_inline __u32 unwind_row(struct mw_unwind_map *m, __u64 pc)
 {
 	__u32 lo = m->first, hi = m->first + m->count, best = ~0u;
 
@@ -793,7 +810,7 @@ static __always_inline struct mw_unwind_row *unwind_row(struct mw_unwind_map *m,
 		struct mw_unwind_row *r = bpf_map_lookup_elem(&unwind_rows, &mid);
 
 		if (!r)
-			return NULL;
+			return ~0u;
 		if (r->pc <= pc) {
 			best = mid;
 			lo = mid + 1;
@@ -801,7 +818,50 @@ static __always_inline struct mw_unwind_row *unwind_row(struct mw_unwind_map *m,
 			hi = mid;
 		}
 	}
-	return best == ~0u ? NULL : bpf_map_lookup_elem(&unwind_rows, &best);
+	return best;
+}
+
+static __always_inline __u64 walk_check(__u64 at, __u32 slot, __u32 version, __u32 row)
+{
+	return (at ^ ((__u64)slot << 32 | version) ^ ((__u64)row << 17)) * 0x9e3779b97f4a7c15ull;
+}
+
+/* The CPU's cache entry for address @at. */
+static __always_inline struct mw_walk_cached *walk_cached(__u64 at)
+{
+	__u32 k = (__u32)((at * 0x9e3779b97f4a7c15ull) >> 54) & (MW_WALK_CACHE - 1);
+
+	return bpf_map_lookup_elem(&walk_cache, &k);
+}
+
+/* The index in unwind_rows of the row for address @at of process @p
+ * (slot @slot): from the CPU's cache of rows found, else searched and
+ * cached; ~0u when none. A global function: the verifier checks it once,
+ * not at every frame of every caller's walk. */
+__noinline __u32 frame_row(struct mw_unwind_proc *p, __u32 slot, __u64 at)
+{
+	struct mw_walk_cached *c = walk_cached(at);
+	struct mw_unwind_map *m;
+	__u32 row, version;
+
+	if (!p)
+		return ~0u;
+	version = p->version;
+	if (c && c->at == at && c->slot == slot && c->version == version &&
+	    c->check == walk_check(at, slot, version, c->row))
+		return c->row;
+	m = unwind_map(p, at);
+	if (!m)
+		return ~0u;
+	row = unwind_row(m, at - m->bias);
+	if (row != ~0u && c) {
+		c->at = at;
+		c->slot = slot;
+		c->version = version;
+		c->row = row;
+		c->check = walk_check(at, slot, version, row);
+	}
+	return row;
 }
 
 /* One frame: 0 to go on, 1 to stop (bpf_loop's callback). */
@@ -811,18 +871,16 @@ static long unwind_step(__u32 i, void *data)
 	__u32 zero = 0, slot = w->slot;
 	struct mw_walked_stack *out = bpf_map_lookup_elem(&walk_scratch, &zero);
 	struct mw_unwind_proc *p = bpf_map_lookup_elem(&unwind_procs, &slot);
-	struct mw_unwind_map *m;
 	struct mw_unwind_row *r;
-	__u64 at, cfa, ra = 0;
+	__u64 at, cfa, ra = 0, pair[2];
+	__u32 row;
 
 	if (!out || !p || w->n >= MW_STACK_DEPTH)
 		return 1;
 	/* past frame 0 the address is a return: its call is just before */
 	at = w->n > 1 ? w->ip - 1 : w->ip;
-	m = unwind_map(p, at);
-	if (!m)
-		return 1;
-	r = unwind_row(m, at - m->bias);
+	row = frame_row(p, slot, at);
+	r = bpf_map_lookup_elem(&unwind_rows, &row);
 	if (!r)
 		return 1;
 	switch (r->kind) {
@@ -830,6 +888,16 @@ static long unwind_step(__u32 i, void *data)
 		cfa = w->sp + (__s64)r->off;
 		break;
 	case MW_UW_RBP:
+		if (r->off == 16 && r->rbp == -16) {
+			/* the frame-pointer rule: the caller's %rbp and the
+			 * return address side by side, one read */
+			if (bpf_probe_read_user(pair, sizeof(pair), (void *)w->bp) || !pair[1])
+				return 1;
+			cfa = w->bp + 16;
+			w->bp = pair[0];
+			ra = pair[1];
+			goto found;
+		}
 		cfa = w->bp + (__s64)r->off;
 		break;
 	case MW_UW_PLT:
@@ -842,6 +910,7 @@ static long unwind_step(__u32 i, void *data)
 		return 1;
 	if (r->rbp && bpf_probe_read_user(&w->bp, sizeof(w->bp), (void *)(cfa + (__s64)r->rbp)))
 		return 1;
+found:
 	w->sp = cfa;
 	w->ip = ra;
 	out->ips[w->n & (MW_STACK_DEPTH - 1)] = ra;

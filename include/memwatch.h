@@ -308,8 +308,25 @@ struct mw_unwind_map {
 
 struct mw_unwind_proc {
 	__u32 n;		/* mappings, sorted by start */
-	__u32 pad;
+	__u32 version;		/* new at every write: the walk's cache of rows
+				 * found holds only this version's */
 	struct mw_unwind_map m[MW_UNWIND_MAPS];
+};
+
+/*
+ * The rows a walk found, by address (per CPU, direct-mapped): a stack
+ * walked again (allocation stacks repeat) finds each frame's row in one
+ * lookup, not a search of the mappings and of the object's rows. An entry
+ * is checked whole (its check is a hash of the others), so that one torn
+ * by another walk on the CPU is a miss, never another object's row.
+ */
+#define MW_WALK_CACHE		1024	/* entries a CPU (a power of 2) */
+
+struct mw_walk_cached {
+	__u64 at;		/* the frame's address */
+	__u32 slot, version;	/* the process's, and its tables' version */
+	__u32 row, pad;		/* in unwind_rows */
+	__u64 check;
 };
 
 struct mw_walked_stack {

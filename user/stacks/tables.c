@@ -140,6 +140,7 @@ int tables__target(struct mw_unwind_tables *t, pid_t pid, uint32_t slot, bool fr
 		p.m[p.n++] = (struct mw_unwind_map){ m->start, m->end, bias, u->first, u->count };
 	}
 	qsort(p.m, p.n, sizeof(p.m[0]), by_start);
+	p.version = ++t->version;	/* rows the walk cached before are not these */
 	if (fresh)
 		mw_err("pid %d: stacks walked by unwind tables: %u mappings; the tables hold %u rows of %u (%.1f of %.0f MiB), shared by every process",
 		       (int)pid, p.n, t->used, t->limit, t->used * 16.0 / (1 << 20),

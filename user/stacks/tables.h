@@ -27,6 +27,7 @@ struct mw_unwind_object {
 struct mw_unwind_tables {
 	int rows_fd, procs_fd;
 	uint32_t used, limit;	/* rows written, and room */
+	uint32_t version;	/* of the last process entry written */
 	struct mw_unwind_object *v;
 	size_t n, cap;
 	bool said_full;
