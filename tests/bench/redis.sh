@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+# redis.sh - `make bench`'s section on a real workload, sourced by run.sh:
+# redis-benchmark SET and GET on Debian's redis-server (jemalloc),
+# untraced and under each mode, modes alternated round by round
+# (BENCH_ONLY=redis: this section alone).
+
+# redis_measure MODE: SET and GET requests per second into RSET, RGET
+redis_measure() {
+	local port=$((20000 + RANDOM % 10000)) pid lib
+	RSET=-
+	RGET=-
+	redis-server --port "$port" --save '' --appendonly no >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 50); do
+		redis-cli -p "$port" PING 2>/dev/null | grep -q PONG && break
+		sleep 0.1
+	done
+	TRACER=
+	rm -f "$TMP/r.out"	# its header (or bpftrace's line) says attached
+	case $1 in
+	heap) $MW -p "$pid" -i 1 -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	sites) $MW -p "$pid" -i 1 --top 10 -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	stacks) $MW -p "$pid" -i 1 --stacks -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	floor) $MW -p "$pid" -i 1 --floor -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	keys) $MW -p "$pid" -i 1 --no-heap --struct keys --insert dbAdd \
+		--remove moduleNotifyKeyUnlink -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	keys-floor) $MW -p "$pid" -i 1 --floor --no-heap --struct keys --insert dbAdd \
+		--remove moduleNotifyKeyUnlink -o "$TMP/r.out" 2>"$TMP/r.err" & TRACER=$! ;;
+	bpftrace)
+		lib=$(awk '$NF ~ /libjemalloc/ {print $NF; exit}' "/proc/$pid/maps")
+		cat > "$TMP/redis.bt" <<-EOF
+		uprobe:$lib:malloc /pid == $pid/ { @size[tid] = arg0; }
+		uretprobe:$lib:malloc /pid == $pid/ { @live[retval] = @size[tid]; delete(@size[tid]); }
+		uprobe:$lib:calloc /pid == $pid/ { @size[tid] = arg0 * arg1; }
+		uretprobe:$lib:calloc /pid == $pid/ { @live[retval] = @size[tid]; delete(@size[tid]); }
+		uprobe:$lib:realloc /pid == $pid/ { delete(@live[arg0]); @size[tid] = arg1; }
+		uretprobe:$lib:realloc /pid == $pid/ { @live[retval] = @size[tid]; delete(@size[tid]); }
+		uprobe:$lib:free /pid == $pid/ { delete(@live[arg0]); }
+		EOF
+		bpftrace "$TMP/redis.bt" > "$TMP/r.out" 2>&1 & TRACER=$!
+		;;
+	esac
+	if [ -n "$TRACER" ]; then
+		if [ "$1" = bpftrace ]; then
+			wait_for "$TMP/r.out" Attaching 30 "$TRACER" && sleep 1
+		else
+			wait_for "$TMP/r.out" timestamp 30 "$TRACER"
+		fi || { stop_tracer; kill "$pid"; wait "$pid" 2>/dev/null; return; }
+	fi
+	out=$(redis-benchmark -p "$port" -t set,get -n "$REDIS_N" -c 8 -d 64 -r 100000 -q 2>/dev/null | tr '\r' '\n')
+	RSET=$(echo "$out" | sed -n 's/^SET: \([0-9.]*\) requests per second.*/\1/p' | cut -d. -f1)
+	RGET=$(echo "$out" | sed -n 's/^GET: \([0-9.]*\) requests per second.*/\1/p' | cut -d. -f1)
+	stop_tracer
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	progress redis "$1" "SET ${RSET:--}/s GET ${RGET:--}/s"
+}
+
+if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
+	echo
+	echo "redis: redis-benchmark -t set,get -n $REDIS_N -c 8 -d 64 -r 100000 (requests/s):"
+	rmodes="untraced heap floor sites stacks keys keys-floor"
+	command -v bpftrace >/dev/null && rmodes="$rmodes bpftrace"
+	declare -A rset rget
+	for r in $(seq "$ROUNDS"); do
+		for m in $rmodes; do
+			redis_measure "$m"
+			rset[$m]="${rset[$m]:-} ${RSET:--}"
+			rget[$m]="${rget[$m]:-} ${RGET:--}"
+		done
+	done
+	printf '%-10s %9s %9s %9s %9s\n' mode SET "÷untraced" GET "÷untraced"
+	us=$(printf '%s\n' ${rset[untraced]} | grep -v '^-$' | median)
+	ug=$(printf '%s\n' ${rget[untraced]} | grep -v '^-$' | median)
+	for m in $rmodes; do
+		ms=$(printf '%s\n' ${rset[$m]} | grep -v '^-$' | median)
+		mg=$(printf '%s\n' ${rget[$m]} | grep -v '^-$' | median)
+		printf '%-10s %9s %9s %9s %9s\n' "$m" "$ms" \
+			"$(awk -v a="$ms" -v b="$us" 'BEGIN {if (a == "-") print "-"; else printf "%.2f", a / b}')" "$mg" \
+			"$(awk -v a="$mg" -v b="$ug" 'BEGIN {if (a == "-") print "-"; else printf "%.2f", a / b}')"
+	done
+	echo "  heap: memwatch -p PID; floor: empty programs at the same probes;"
+	echo "  sites: --top 10; stacks: --stacks (redis-server has no frame pointers);"
+	echo "  keys: --no-heap --struct keys --insert dbAdd --remove moduleNotifyKeyUnlink;"
+	echo "  keys-floor: empty programs at those two probes"
+fi
