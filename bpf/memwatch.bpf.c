@@ -167,6 +167,13 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mw_stack_window);
+} walk_window SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, MW_WALK_CACHE);
 	__type(key, __u32);
 	__type(value, struct mw_walk_cached);
@@ -776,6 +783,7 @@ static __always_inline void block_free(__u32 slot, __u64 addr, const struct mw_t
  */
 struct walk {
 	__u64 ip, sp, bp;
+	__u64 tid;	/* the walk's thread, as its window holds it */
 	__u32 slot, n;
 };
 
@@ -864,6 +872,39 @@ __noinline __u32 frame_row(struct mw_unwind_proc *p, __u32 slot, __u64 at)
 	return row;
 }
 
+/* The word at the target's @addr: from the window of its stack read at
+ * the walk's start when it lies there, else read. 0 or -errno. */
+static __always_inline long stack_word(const struct walk *w, __u64 addr, __u64 *out)
+{
+	__u32 zero = 0;
+	struct mw_stack_window *win = bpf_map_lookup_elem(&walk_window, &zero);
+	__u64 off = addr - (win ? win->base : 0);
+
+	if (win && addr >= win->base && off + 8 <= win->len && !(off & 7) &&
+	    win->tid == w->tid) {
+		*out = *(__u64 *)&win->data[off & (MW_STACK_WINDOW - 8)];
+		return 0;
+	}
+	return bpf_probe_read_user(out, sizeof(*out), (void *)addr);
+}
+
+/* The two words at @addr (the frame-pointer rule's saved %rbp and
+ * return address): loads in the window, else one read. */
+static __always_inline long stack_pair(const struct walk *w, __u64 addr, __u64 out[2])
+{
+	__u32 zero = 0;
+	struct mw_stack_window *win = bpf_map_lookup_elem(&walk_window, &zero);
+	__u64 off = addr - (win ? win->base : 0);
+
+	if (win && addr >= win->base && off + 16 <= win->len && !(off & 7) &&
+	    win->tid == w->tid) {
+		out[0] = *(__u64 *)&win->data[off & (MW_STACK_WINDOW - 8)];
+		out[1] = *(__u64 *)&win->data[(off + 8) & (MW_STACK_WINDOW - 8)];
+		return 0;
+	}
+	return bpf_probe_read_user(out, 2 * sizeof(*out), (void *)addr);
+}
+
 /* One frame: 0 to go on, 1 to stop (bpf_loop's callback). */
 static long unwind_step(__u32 i, void *data)
 {
@@ -891,7 +932,7 @@ static long unwind_step(__u32 i, void *data)
 		if (r->off == 16 && r->rbp == -16) {
 			/* the frame-pointer rule: the caller's %rbp and the
 			 * return address side by side, one read */
-			if (bpf_probe_read_user(pair, sizeof(pair), (void *)w->bp) || !pair[1])
+			if (stack_pair(w, w->bp, pair) || !pair[1])
 				return 1;
 			cfa = w->bp + 16;
 			w->bp = pair[0];
@@ -906,9 +947,9 @@ static long unwind_step(__u32 i, void *data)
 	default:	/* the outermost frame, or a rule not followed */
 		return 1;
 	}
-	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)) || !ra)
+	if (stack_word(w, cfa - 8, &ra) || !ra)
 		return 1;
-	if (r->rbp && bpf_probe_read_user(&w->bp, sizeof(w->bp), (void *)(cfa + (__s64)r->rbp)))
+	if (r->rbp && stack_word(w, cfa + (__s64)r->rbp, &w->bp))
 		return 1;
 found:
 	w->sp = cfa;
@@ -923,20 +964,32 @@ found:
 static __always_inline __u64 unwind_stack(struct pt_regs *ctx, __u32 slot)
 {
 	struct walk w = { .ip = PT_REGS_IP(ctx), .sp = PT_REGS_SP(ctx), .bp = ctx->bp,
-			  .slot = slot, .n = 1 };
+			  .tid = bpf_get_current_pid_tgid(), .slot = slot, .n = 1 };
 	__u32 zero = 0;
 	struct mw_walked_stack *out = bpf_map_lookup_elem(&walk_scratch, &zero);
 	__u64 h = 14695981039346656037ull;
 
+	struct mw_stack_window *win = bpf_map_lookup_elem(&walk_window, &zero);
+
 	if (!out)
 		return 0;
 	out->ips[0] = w.ip;
+	if (win) {
+		/* the stack's top, once; near the top of a thread's stack a
+		 * window runs past its end, and a smaller one is tried */
+		win->tid = w.tid;
+		win->base = w.sp;
+		win->len = MW_STACK_WINDOW;
+		if (bpf_probe_read_user(win->data, MW_STACK_WINDOW, (void *)w.sp)) {
+			win->len = MW_STACK_WINDOW / 8;
+			if (bpf_probe_read_user(win->data, MW_STACK_WINDOW / 8, (void *)w.sp))
+				win->len = 0;
+		}
+	}
 	bpf_loop(MW_STACK_DEPTH, unwind_step, &w, 0);
 	for (int i = 0; i < MW_STACK_DEPTH; i++) {
-		if ((__u32)i >= w.n) {
-			out->ips[i] = 0;
-			continue;
-		}
+		if ((__u32)i >= w.n)
+			break;
 		h = (h ^ out->ips[i]) * 1099511628211ull;
 	}
 	out->hash = h;
@@ -944,6 +997,12 @@ static __always_inline __u64 unwind_stack(struct pt_regs *ctx, __u32 slot)
 		__u32 id = (__u32)((h + k) % MW_MAX_STACKS);
 		struct mw_walked_stack *had = bpf_map_lookup_elem(&walked_stacks, &id);
 
+		if (!had) {
+			/* a new stack: what lies past its frames ends it */
+			for (int i = 0; i < MW_STACK_DEPTH; i++)
+				if ((__u32)i >= w.n)
+					out->ips[i] = 0;
+		}
 		if (!had && !bpf_map_update_elem(&walked_stacks, &id, out, BPF_NOEXIST))
 			return (__u64)id + 1;
 		if (!had)

@@ -322,6 +322,19 @@ struct mw_unwind_proc {
  */
 #define MW_WALK_CACHE		1024	/* entries a CPU (a power of 2) */
 
+/*
+ * The top of the stack being walked, read once (per CPU): a deep stack's
+ * return addresses are then loads, not a read of the target's memory
+ * each. Frames above it are read one by one.
+ */
+#define MW_STACK_WINDOW		2048	/* bytes (a power of 2) */
+
+struct mw_stack_window {
+	__u64 base, len;	/* the target's addresses [base, base + len) */
+	__u64 tid;		/* the walk's thread: another's is not used */
+	__u8 data[MW_STACK_WINDOW];
+};
+
 struct mw_walk_cached {
 	__u64 at;		/* the frame's address */
 	__u32 slot, version;	/* the process's, and its tables' version */
