@@ -246,8 +246,9 @@ measure_family() {
 	[ "$BPFNS" = - ] || progress allocators "$1 bpf" "$BPFNS ns/pair in BPF"
 }
 
-# BENCH_ONLY=stacks or redis: that section alone
-if [ "${BENCH_ONLY:-}" = stacks ] || [ "${BENCH_ONLY:-}" = redis ]; then
+# BENCH_ONLY=stacks, redis or threads: that section alone
+if [ "${BENCH_ONLY:-}" = stacks ] || [ "${BENCH_ONLY:-}" = redis ] ||
+   [ "${BENCH_ONLY:-}" = threads ]; then
 	source "tests/bench/$BENCH_ONLY.sh"
 	exit 0
 fi
@@ -441,23 +442,7 @@ done
 kill "${IDLE[@]}" 2>/dev/null
 
 # -------------------------------------------------------------- threads
-echo
-echo "8 threads at once, $PAIRS pairs each (ns per pair as one thread sees it):"
-for m in untraced floor memwatch; do
-	start_loop "$PAIRS" 8
-	tracer "$m" "$LOOPP_PID"
-	ask go
-	reply=$REPLY_LINE
-	sleep 1.2
-	extra=
-	if [ "$m" = memwatch ]; then
-		row=$(tail -1 "$TMP/memwatch.out")
-		extra="memwatch counted $(echo "$row" | cut -d, -f5) allocations and $(echo "$row" | cut -d, -f7) frees of ${reply#* }; lost: $(echo "$row" | cut -d, -f11-14)"
-	fi
-	printf '%-10s %8s  %s\n' "$m" "${reply%% *}" "$extra"
-	stop_tracer
-	stop_loop
-done
+source tests/bench/threads.sh
 
 # ------------------------------------------------ structure function calls
 source tests/bench/calls.sh

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+# threads.sh - `make bench`'s section on 8 threads allocating at once,
+# sourced by run.sh (BENCH_ONLY=threads: this section alone): on each
+# allocator, untraced, the floor and heap mode, modes alternated round by
+# round on fresh targets; ns per pair as one thread sees it, medians. The
+# last memwatch run's row says what it counted of the loop's pairs.
+echo
+echo "8 threads at once, $PAIRS pairs each (ns per pair as one thread sees it):"
+tfams="glibc jemalloc tcmalloc mimalloc"
+tmodes="untraced floor memwatch"
+declare -A truns
+counted=
+for r in $(seq "$ROUNDS"); do
+	for f in $tfams; do
+		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
+		for m in $tmodes; do
+			start_loop "$PAIRS" 8 "$LOOP" "$(fam_preload "$f")"
+			if tracer "$m" "$LOOPP_PID"; then
+				ask go
+				reply=$REPLY_LINE
+				MEASURED=${reply%% *}
+				if [ "$m" = memwatch ] && [ "$f" = glibc ]; then
+					sleep 1.2
+					row=$(tail -1 "$TMP/memwatch.out")
+					counted="memwatch counted $(echo "$row" | cut -d, -f5) allocations and $(echo "$row" | cut -d, -f7) frees of ${reply#* } pairs; lost: $(echo "$row" | cut -d, -f11-14)"
+				fi
+			else
+				MEASURED=-
+			fi
+			stop_tracer
+			stop_loop
+			truns[$f.$m]="${truns[$f.$m]:-} $MEASURED"
+			progress threads "$f $m" "$MEASURED ns/pair"
+		done
+	done
+done
+printf '%-10s %9s %9s %9s %9s\n' allocator untraced floor memwatch "÷floor"
+for f in $tfams; do
+	[ -z "${truns[$f.memwatch]:-}" ] && continue
+	declare -A tm=()
+	for m in $tmodes; do
+		tm[$m]=$(printf '%s\n' ${truns[$f.$m]} | grep -v '^-$' | median)
+	done
+	printf '%-10s %9s %9s %9s %9s\n' "$f" "${tm[untraced]}" "${tm[floor]}" "${tm[memwatch]}" \
+		"$(awk -v a="${tm[memwatch]}" -v b="${tm[floor]}" 'BEGIN {printf "%.2f", a / b}')"
+done
+echo "  glibc: $counted"
+echo "  target: memwatch <= 1.10x the floor"
