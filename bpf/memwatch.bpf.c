@@ -872,37 +872,23 @@ __noinline __u32 frame_row(struct mw_unwind_proc *p, __u32 slot, __u64 at)
 	return row;
 }
 
-/* The word at the target's @addr: from the window of its stack read at
- * the walk's start when it lies there, else read. 0 or -errno. */
-static __always_inline long stack_word(const struct walk *w, __u64 addr, __u64 *out)
+/* @n (1 or 2, a constant) words at the target's @addr: loads from the
+ * window of its stack read at the walk's start when they lie there, else
+ * one read. 0 or -errno. */
+static __always_inline long stack_words(const struct walk *w, __u64 addr, __u64 *out, __u32 n)
 {
 	__u32 zero = 0;
 	struct mw_stack_window *win = bpf_map_lookup_elem(&walk_window, &zero);
 	__u64 off = addr - (win ? win->base : 0);
 
-	if (win && addr >= win->base && off + 8 <= win->len && !(off & 7) &&
-	    win->tid == w->tid) {
-		*out = *(__u64 *)&win->data[off & (MW_STACK_WINDOW - 8)];
-		return 0;
-	}
-	return bpf_probe_read_user(out, sizeof(*out), (void *)addr);
-}
-
-/* The two words at @addr (the frame-pointer rule's saved %rbp and
- * return address): loads in the window, else one read. */
-static __always_inline long stack_pair(const struct walk *w, __u64 addr, __u64 out[2])
-{
-	__u32 zero = 0;
-	struct mw_stack_window *win = bpf_map_lookup_elem(&walk_window, &zero);
-	__u64 off = addr - (win ? win->base : 0);
-
-	if (win && addr >= win->base && off + 16 <= win->len && !(off & 7) &&
+	if (win && addr >= win->base && off + 8 * n <= win->len && !(off & 7) &&
 	    win->tid == w->tid) {
 		out[0] = *(__u64 *)&win->data[off & (MW_STACK_WINDOW - 8)];
-		out[1] = *(__u64 *)&win->data[(off + 8) & (MW_STACK_WINDOW - 8)];
+		if (n > 1)
+			out[1] = *(__u64 *)&win->data[(off + 8) & (MW_STACK_WINDOW - 8)];
 		return 0;
 	}
-	return bpf_probe_read_user(out, 2 * sizeof(*out), (void *)addr);
+	return bpf_probe_read_user(out, 8 * n, (void *)addr);
 }
 
 /* One frame: 0 to go on, 1 to stop (bpf_loop's callback). */
@@ -932,7 +918,7 @@ static long unwind_step(__u32 i, void *data)
 		if (r->off == 16 && r->rbp == -16) {
 			/* the frame-pointer rule: the caller's %rbp and the
 			 * return address side by side, one read */
-			if (stack_pair(w, w->bp, pair) || !pair[1])
+			if (stack_words(w, w->bp, pair, 2) || !pair[1])
 				return 1;
 			cfa = w->bp + 16;
 			w->bp = pair[0];
@@ -947,9 +933,9 @@ static long unwind_step(__u32 i, void *data)
 	default:	/* the outermost frame, or a rule not followed */
 		return 1;
 	}
-	if (stack_word(w, cfa - 8, &ra) || !ra)
+	if (stack_words(w, cfa - 8, &ra, 1) || !ra)
 		return 1;
-	if (r->rbp && stack_word(w, cfa + (__s64)r->rbp, &w->bp))
+	if (r->rbp && stack_words(w, cfa + (__s64)r->rbp, &w->bp, 1))
 		return 1;
 found:
 	w->sp = cfa;
@@ -1452,7 +1438,7 @@ static __always_inline void note_root(struct pt_regs *ctx, const struct mw_place
 	if (!key.addr || bpf_map_lookup_elem(&roots, &key))
 		return;
 	err = bpf_map_update_elem(&roots, &key, &zero, BPF_NOEXIST);
-	if (err && err != -17 /* EEXIST: another thread noted it */ && ss)
+	if (err && err != -MW_EEXIST /* another thread noted it */ && ss)
 		ss->roots_lost++;
 }
 
