@@ -189,6 +189,11 @@ $(BUILD)/targets/optimized: tests/targets/optimized.c tests/targets/say.h | $(BU
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -fcf-protection -Wall $< -o $@
 
+# a thread stopped for good inside mimalloc's mi_malloc (built as released)
+$(BUILD)/targets/stuck_alloc: tests/targets/stuck_alloc.c tests/targets/say.h | $(BUILD)/targets
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -Wall -pthread $< -o $@ -lmimalloc
+
 # the same Rust target with the v0 symbol mangling
 $(BUILD)/targets/rust_dag_v0: tests/targets/rust_dag.rs | $(BUILD)/targets
 	$(call msg,RUSTC,$@)

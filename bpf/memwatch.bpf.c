@@ -61,23 +61,6 @@ const volatile bool report_forks = false;
 /* kfuncs of uprobe sessions (Linux 6.12) */
 extern bool bpf_session_is_return(void) __ksym;
 
-/* The outermost allocator call a thread is in. */
-struct mw_call {
-	__u64 sp;		/* stack pointer at entry; 0: no call */
-	__u64 start;		/* when the call started, in jiffies */
-	__u64 old;		/* realloc: old block; posix_memalign: out */
-	__u64 size;		/* requested bytes */
-	__u64 extra;		/* xallocx: bytes wanted beyond size */
-	__u32 op;
-	__u32 slot;
-	__u32 charge;		/* structure id + 1 charged, 0: none */
-	__u64 site;		/* return address of the call, with sites */
-	__u64 stack;		/* stack id + 1, with --stacks; 0: none */
-	__u32 bad_size;		/* size product overflowed: call must fail */
-	struct mw_block stash;	/* realloc: the old block, taken at entry */
-	__u32 has_stash;
-	__u32 gen;		/* the slot's attach generation (mw_loader) */
-};
 
 /* An insert or remove call in progress on a thread: the stack slot of
  * its return address, and that address. */
@@ -98,11 +81,15 @@ struct mw_head {
 	__u64 lo, hi;
 };
 
+/* A call record's op for a throwing call known to fail (no return will
+ * come): kept until the thread's next allocator entry, so that a tail
+ * jump to another entry point (jemalloc's operator new[] to operator
+ * new) is seen as the same failed call. */
+#define MW_OP_DECLINED	MW_OP__COUNT
+
 struct mw_thread {
-	struct mw_call call;
+	struct mw_call call;	/* an open call that found its index held */
 	struct mw_head head;
-	__u64 declined_sp;	/* a throwing call known to fail, entered here
-				 * and not followed by another event yet */
 	__u32 nscopes;
 	__u32 exiting;		/* in glibc's __libc_thread_freeres: the thread
 				 * gives its malloc cache back */
@@ -215,6 +202,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct mw_struct_stats);
 } struct_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* the loader lets gone threads' go */
+	__uint(max_entries, MW_CALL_SLOTS);
+	__type(key, __u32);		/* thread id & (MW_CALL_SLOTS - 1) */
+	__type(value, struct mw_call_slot);
+} calls SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -585,6 +580,7 @@ static __always_inline struct mw_live *live_at(__u64 key, __u32 n)
 #define MW_EEXIST	17
 #define MW_ENOSPC	28
 #define READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 
 /* Swaps @key into @e if it still holds @was. */
 static __always_inline bool live_claim(struct mw_live *e, __u64 was, __u64 key)
@@ -755,20 +751,6 @@ static __always_inline void block_resize(__u32 slot, __u64 addr, __u64 size)
 	e->blk.size = size;
 	block_gone(slot, &old);
 	account_live(slot, size, old.struct_id, old.site, NULL);
-}
-
-/* A free of @addr by thread @t. An unknown block is untracked, except
- * while glibc's thread exit gives its cache back (see thread_exit). */
-static __always_inline void block_free(__u32 slot, __u64 addr, const struct mw_thread *t)
-{
-	struct mw_block blk;
-
-	if (!addr)
-		return;
-	if (block_take(slot, addr, &blk))
-		block_gone(slot, &blk);
-	else if (!t->exiting)
-		count(slot, MW_C_UNTRACKED_FREES, 1);
 }
 
 /* ------------------------------------------------- stacks, by unwinding */
@@ -1002,14 +984,102 @@ static __always_inline __u64 unwind_stack(struct pt_regs *ctx, __u32 slot)
 
 /* ------------------------------------------------------ allocator probes */
 
+/* A thread's call record: where it is, and the index that says so. */
+struct call_at {
+	struct mw_call *c;
+	struct mw_call_slot *r;
+	bool fallback;		/* c is in the thread's task storage */
+};
+
+static __always_inline struct mw_call_slot *call_slot(__u64 id)
+{
+	__u32 i = (__u32)id & (MW_CALL_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&calls, &i);
+}
+
+static __always_inline bool stale(__u64 start)
+{
+	return bpf_jiffies64() - start >= MW_STALE_JIFFIES;
+}
+
+/* Thread @id's open call record, if it has one, into @at. */
+static __always_inline bool call_find(__u64 id, struct call_at *at)
+{
+	struct mw_thread *t;
+
+	at->r = call_slot(id);
+	at->fallback = false;
+	if (!at->r)
+		return false;
+	if (READ_ONCE(at->r->owner) == id) {
+		at->c = &at->r->call;
+		return true;
+	}
+	if (!READ_ONCE(at->r->fallbacks) || !(t = thread(false)) || !t->call.sp)
+		return false;
+	at->c = &t->call;
+	at->fallback = true;
+	return true;
+}
+
+/*
+ * Thread @id's call record for an entry, into @at: its open one, else
+ * its index if free, else its task storage. The caller then opens a call
+ * in it (call_open) or lets it go (call_close), or leaves an open one as
+ * it is. Only the holder lets an index go: one whose holder died inside
+ * a call (its process exited or exec'd) is let go by the loader
+ * (sample/calls.c), when it sees that thread gone.
+ */
+static __always_inline bool call_hold(__u64 id, struct call_at *at)
+{
+	struct mw_call_slot *r;
+	struct mw_thread *t;
+
+	if (call_find(id, at))
+		return true;
+	r = at->r;
+	if (!r)
+		return false;
+	if (__sync_val_compare_and_swap(&r->owner, 0, id) == 0) {
+		at->c = &r->call;	/* let go with sp 0 */
+		return true;
+	}
+	if (!(t = thread(true)))
+		return false;
+	at->c = &t->call;
+	at->fallback = true;
+	return true;
+}
+
+/* Records call @c (sp set) in @at. */
+static __always_inline void call_open(struct call_at *at, const struct mw_call *c)
+{
+	bool was_open = at->c->sp;
+
+	*at->c = *c;
+	if (at->fallback && !was_open)
+		__sync_fetch_and_add(&at->r->fallbacks, 1);
+}
+
+/* Closes @at's call, if open, and lets its index go. */
+static __always_inline void call_close(struct call_at *at)
+{
+	bool was_open = at->c->sp;
+
+	WRITE_ONCE(at->c->sp, 0);
+	if (!at->fallback)
+		WRITE_ONCE(at->r->owner, 0);
+	else if (was_open)
+		__sync_fetch_and_add(&at->r->fallbacks, -1);
+}
+
 /* A realloc whose return was lost: its old block may still be live, so
  * put it back rather than lose it (the call is counted as unpaired). */
-static __always_inline void restore_stash(struct mw_thread *t)
+static __always_inline void restore_stash(const struct mw_call *c)
 {
-	__u64 key = MW_BLOCK_KEY(t->call.slot, t->call.old);
-
-	if (t->call.has_stash)
-		block_put_back(key, &t->call.stash);
+	if (c->has_stash)
+		block_put_back(MW_BLOCK_KEY(c->slot, c->old), &c->stash);
 }
 
 /* a * b into @out; true if it overflows 64 bits. Written with 32-bit halves:
@@ -1056,6 +1126,45 @@ static __always_inline bool outer_open(__u64 sp)
 	return ra == trampoline() || held_by_trampoline(sp, ra);
 }
 
+/* Whether an entry at @sp is nested inside open call @c. */
+static __always_inline bool nested_in(const struct mw_call *c, __u64 sp)
+{
+	return c->sp && c->op != MW_OP_DECLINED && c->sp >= sp && outer_open(c->sp) &&
+	       !stale(c->start);
+}
+
+/*
+ * A free of @addr at stack pointer @sp not in the table: expected inside
+ * an outer call (a realloc or sized free took the block at its entry),
+ * and while glibc's thread exit gives its cache back (see thread_exit);
+ * else an untracked free. Only here does a free look at its thread.
+ */
+static __always_inline void free_unknown(__u32 slot, __u64 sp)
+{
+	struct call_at at;
+	struct mw_thread *t;
+
+	if (call_find(bpf_get_current_pid_tgid(), &at) && nested_in(at.c, sp))
+		return;
+	if ((t = thread(false)) && t->exiting)
+		return;
+	count(slot, MW_C_UNTRACKED_FREES, 1);
+}
+
+/* A free of @addr at stack pointer @sp: the block's entry taken, with no
+ * look at the thread unless the block is not there. */
+static __always_inline void block_free(__u32 slot, __u64 addr, __u64 sp)
+{
+	struct mw_block blk;
+
+	if (!addr)
+		return;
+	if (block_take(slot, addr, &blk))
+		block_gone(slot, &blk);
+	else
+		free_unknown(slot, sp);
+}
+
 /* The values allocator op @op reads (mw_op_args, a constant here) into @c. */
 static __always_inline void read_args(struct pt_regs *ctx, const struct mw_place *pl,
 				      __u32 op, struct mw_call *c)
@@ -1069,107 +1178,150 @@ static __always_inline void read_args(struct pt_regs *ctx, const struct mw_place
 	c->extra = entry_arg(ctx, pl, a->extra);
 }
 
+/* What an entry does with its thread's call record. */
+enum entry_do {
+	ENTRY_KEEP,	/* leave it: the outer call's, open */
+	ENTRY_OPEN,	/* open this call in it */
+	ENTRY_DECLINE,	/* open it as a call that must fail (no return) */
+	ENTRY_NONE,	/* close it */
+};
+
 /*
- * An allocator entry point's entry: opens the thread's call, to be closed
- * by its return. Returns MW_NO_RETURN when the return does not matter: a
- * nested call, a free, or a call that must fail (a throwing entry point,
- * whose frame an exception will then unwind: counted as failed now).
+ * An allocator entry point's entry, with the thread's call record @cur:
+ * what to do with it, and the call to open in @c. A nested call, a free,
+ * and a call that must fail (a throwing entry point, whose frame an
+ * exception will then unwind: counted as failed now) want no return.
  */
-static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
+static __always_inline enum entry_do alloc_call(struct pt_regs *ctx, __u64 cookie,
+						const struct mw_place *pl, __u64 sp,
+						struct mw_call *cur, struct mw_call *c)
 {
 	__u32 op = MW_ALLOC_OP(cookie);
-	const struct mw_place *pl = place_of(cookie);
-	__u64 sp = entry_sp(ctx, pl);
-	struct mw_thread *t;
-	struct mw_call c = {};
 	__u32 slot = MW_COOKIE_SLOT(cookie);
+	struct mw_thread *t = NULL;
+	bool declined_here = false;
 
-	t = thread(true);
-	if (!t) {
-		count(slot, MW_C_LOST_UNPAIRED, 1);
-		return 0;
-	}
-	if (t->call.sp) {
-		if (t->call.sp >= sp && outer_open(t->call.sp) &&
-		    bpf_jiffies64() - t->call.start < MW_STALE_JIFFIES)
-			return MW_NO_RETURN;	/* nested inside an outer call */
+	if (cur->sp) {
+		if (cur->op == MW_OP_DECLINED)
+			/* a tail jump from it has the same stack pointer */
+			declined_here = cur->sp == sp;
+		else if (nested_in(cur, sp))
+			return ENTRY_KEEP;	/* nested inside an outer call */
 		/* a call opened before the slot's figures were reset (its
 		 * probes detached mid-call, at execve, SIGUSR1) is not this
 		 * attach's: neither lost nor its realloc's block put back */
-		if (t->call.gen == generation(slot)) {
-			count(slot, MW_C_LOST_UNPAIRED, 1);
-			restore_stash(t);
+		else if (cur->gen == generation(cur->slot)) {
+			count(cur->slot, MW_C_LOST_UNPAIRED, 1);
+			restore_stash(cur);
 		}
-		t->call.sp = 0;
 	}
-	if (have_structs && t->nscopes)
+	if (have_structs && (t = thread(false)) && t->nscopes)
 		prune_scopes(t, sp, slot);
 
-	c.op = op;
-	c.slot = slot;
-	c.gen = generation(slot);
+	c->op = op;
+	c->slot = slot;
+	c->gen = generation(slot);
 	/* a case per op, so that each reads its arguments at constant
 	 * offsets of the registers (the verifier refuses ctx at a variable
 	 * one); which they are is mw_op_args's to say */
 	switch (op) {
-	case MW_OP_MALLOC:		read_args(ctx, pl, MW_OP_MALLOC, &c); break;
-	case MW_OP_CALLOC:		read_args(ctx, pl, MW_OP_CALLOC, &c); break;
-	case MW_OP_REALLOC:		read_args(ctx, pl, MW_OP_REALLOC, &c); break;
-	case MW_OP_REALLOCARRAY:	read_args(ctx, pl, MW_OP_REALLOCARRAY, &c); break;
-	case MW_OP_MEMALIGN:		read_args(ctx, pl, MW_OP_MEMALIGN, &c); break;
-	case MW_OP_POSIX_MEMALIGN:	read_args(ctx, pl, MW_OP_POSIX_MEMALIGN, &c); break;
-	case MW_OP_FREE:		read_args(ctx, pl, MW_OP_FREE, &c); break;
-	case MW_OP_XALLOCX:		read_args(ctx, pl, MW_OP_XALLOCX, &c); break;
-	case MW_OP_EXPAND:		read_args(ctx, pl, MW_OP_EXPAND, &c); break;
+	case MW_OP_MALLOC:		read_args(ctx, pl, MW_OP_MALLOC, c); break;
+	case MW_OP_CALLOC:		read_args(ctx, pl, MW_OP_CALLOC, c); break;
+	case MW_OP_REALLOC:		read_args(ctx, pl, MW_OP_REALLOC, c); break;
+	case MW_OP_REALLOCARRAY:	read_args(ctx, pl, MW_OP_REALLOCARRAY, c); break;
+	case MW_OP_MEMALIGN:		read_args(ctx, pl, MW_OP_MEMALIGN, c); break;
+	case MW_OP_POSIX_MEMALIGN:	read_args(ctx, pl, MW_OP_POSIX_MEMALIGN, c); break;
+	case MW_OP_FREE:		read_args(ctx, pl, MW_OP_FREE, c); break;
+	case MW_OP_XALLOCX:		read_args(ctx, pl, MW_OP_XALLOCX, c); break;
+	case MW_OP_EXPAND:		read_args(ctx, pl, MW_OP_EXPAND, c); break;
 	default:
-		return MW_NO_RETURN;
+		return ENTRY_NONE;
 	}
 	if (op == MW_OP_FREE) {
-		block_free(slot, c.old, t);
-		if (!(cookie & MW_ALLOC_PAIRED))
-			return MW_NO_RETURN;
-		c.old = 0;	/* open a call: what it calls is nested */
+		/* a sized or aligned free, operator delete: what it calls
+		 * (free) is nested in the call it opens */
+		block_free(slot, c->old, sp);
+		c->old = 0;
 	}
 	if ((cookie & MW_ALLOC_THROWS) &&
-	    (c.bad_size || c.size >= (cookie & MW_ALLOC_NORESERVE ?
-				      never_fits[slot & (MW_MAX_TARGETS - 1)].any :
-				      never_fits[slot & (MW_MAX_TARGETS - 1)].reserved))) {
+	    (c->bad_size || c->size >= (cookie & MW_ALLOC_NORESERVE ?
+					never_fits[slot & (MW_MAX_TARGETS - 1)].any :
+					never_fits[slot & (MW_MAX_TARGETS - 1)].reserved))) {
 		/* one failed call, even if it tail-jumps to another entry
 		 * point (jemalloc's operator new[] to operator new) */
-		if (t->declined_sp != sp)
+		if (!declined_here)
 			count(slot, MW_C_FAILED_CALLS, 1);
-		t->declined_sp = sp;
-		return MW_NO_RETURN;
+		c->op = MW_OP_DECLINED;
+		c->sp = sp;
+		c->start = bpf_jiffies64();
+		return ENTRY_DECLINE;
 	}
-	t->declined_sp = 0;
 
 	/*
 	 * realloc frees the old block before it returns, and another thread
 	 * may be handed the same address at once: take it out of the table
 	 * now and put it back only if the call fails.
 	 */
-	if ((op == MW_OP_REALLOC || op == MW_OP_REALLOCARRAY) && c.old &&
-	    !c.bad_size)
-		c.has_stash = block_take(c.slot, c.old, &c.stash);
+	if ((op == MW_OP_REALLOC || op == MW_OP_REALLOCARRAY) && c->old &&
+	    !c->bad_size)
+		c->has_stash = block_take(c->slot, c->old, &c->stash);
 
-	if (have_structs && t->nscopes)
-		c.charge = innermost_insert(t);
+	if (t && t->nscopes)
+		c->charge = innermost_insert(t);
 	if (want_sites)	/* the return address, on top of the stack at entry */
-		bpf_probe_read_user(&c.site, sizeof(c.site), (void *)sp);
+		bpf_probe_read_user(&c->site, sizeof(c->site), (void *)sp);
 	if (want_stacks && want_unwind) {
-		c.stack = unwind_stack(ctx, slot);
+		c->stack = unwind_stack(ctx, slot);
 	} else if (want_stacks) {
 		long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 
 		if (id >= 0)
-			c.stack = (__u64)id + 1;
+			c->stack = (__u64)id + 1;
 		else
 			count(slot, MW_C_LOST_STACKS, 1);
 	}
-	c.sp = sp;
-	c.start = bpf_jiffies64();
-	t->call = c;
-	return 0;
+	c->sp = sp;
+	c->start = bpf_jiffies64();
+	return ENTRY_OPEN;
+}
+
+/*
+ * An allocator entry point's entry: opens the thread's call, to be closed
+ * by its return; MW_NO_RETURN when the return does not matter. free
+ * itself (no return probe) does its work here and looks at no thread.
+ */
+static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
+{
+	const struct mw_place *pl = place_of(cookie);
+	__u32 slot = MW_COOKIE_SLOT(cookie);
+	__u64 sp = entry_sp(ctx, pl);
+	struct mw_call c = {};
+	struct call_at at;
+	struct mw_thread *t;
+
+	if (MW_ALLOC_OP(cookie) == MW_OP_FREE && !(cookie & MW_ALLOC_PAIRED)) {
+		if (have_structs && (t = thread(false)) && t->nscopes)
+			prune_scopes(t, sp, slot);
+		block_free(slot, entry_arg(ctx, pl, mw_op_args[MW_OP_FREE].old), sp);
+		return MW_NO_RETURN;
+	}
+	if (!call_hold(bpf_get_current_pid_tgid(), &at)) {
+		count(slot, MW_C_LOST_UNPAIRED, 1);
+		return 0;
+	}
+	switch (alloc_call(ctx, cookie, pl, sp, at.c, &c)) {
+	case ENTRY_KEEP:
+		return MW_NO_RETURN;
+	case ENTRY_OPEN:
+		call_open(&at, &c);
+		return 0;
+	case ENTRY_DECLINE:
+		call_open(&at, &c);
+		return MW_NO_RETURN;
+	default:
+		call_close(&at);
+		return MW_NO_RETURN;
+	}
 }
 
 /* Every entry point but free has a return probe (free only when paired,
@@ -1216,14 +1368,14 @@ static __always_inline void realloc_return(struct mw_call *c, __u64 ret)
 static __always_inline int alloc_exit(struct pt_regs *ctx)
 {
 	__u64 ret = PT_REGS_RC(ctx);
-	struct mw_thread *t;
+	struct call_at at;
 	struct mw_call c;
 
-	t = thread(false);
-	if (!t || !t->call.sp || t->call.sp + 8 != PT_REGS_SP(ctx))
+	if (!call_find(bpf_get_current_pid_tgid(), &at) || at.c->op == MW_OP_DECLINED ||
+	    at.c->sp + 8 != PT_REGS_SP(ctx))
 		return 0;	/* not the outermost call's return */
-	c = t->call;
-	t->call.sp = 0;
+	c = *at.c;
+	call_close(&at);
 	if (c.gen != generation(c.slot))
 		return 0;	/* opened before the slot's figures were reset */
 

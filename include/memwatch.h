@@ -372,6 +372,46 @@ struct mw_live {
 	struct mw_block blk;
 };
 
+/* The outermost allocator call a thread is in. */
+struct mw_call {
+	__u64 sp;		/* stack pointer at entry; 0: no call */
+	__u64 start;		/* when the call started, in jiffies */
+	__u64 old;		/* realloc: old block; posix_memalign: out */
+	__u64 size;		/* requested bytes */
+	__u64 extra;		/* xallocx: bytes wanted beyond size */
+	__u32 op;
+	__u32 slot;
+	__u32 charge;		/* structure id + 1 charged, 0: none */
+	__u64 site;		/* return address of the call, with sites */
+	__u64 stack;		/* stack id + 1, with --stacks; 0: none */
+	__u32 bad_size;		/* size product overflowed: call must fail */
+	struct mw_block stash;	/* realloc: the old block, taken at entry */
+	__u32 has_stash;
+	__u32 gen;		/* the slot's attach generation (mw_loader) */
+};
+
+/*
+ * A thread's outermost allocator call is recorded, from its entry to its
+ * return, in the calls array at its thread id's index (MW_CALL_SLOTS
+ * entries), which the thread holds (owner) for that long: found by one
+ * helper call (the thread id) and an array load, where the thread's task
+ * storage took two helper calls, a third of heap mode's BPF time
+ * (measured, docs/cost.md). Where another thread's open call holds the
+ * index, the call is recorded in the thread's task storage instead, and
+ * the index counts such calls (fallbacks), so that their threads look
+ * there first. Only the holder lets an index go, but for a holder that
+ * died inside a call (its process exited or exec'd): the loader lets that
+ * one go (sample/calls.c).
+ */
+#define MW_CALL_SLOTS	4096
+
+struct mw_call_slot {
+	__u64 owner;		/* bpf_get_current_pid_tgid() of the holder; 0: free */
+	__u32 fallbacks;	/* open calls of this index in task storage */
+	__u32 pad;
+	struct mw_call call;
+} __attribute__((aligned(64)));	/* 128 bytes: two cache lines, its own */
+
 /*
  * Allocation sites (with --top, --folded or -f table): the address the
  * outermost allocator call returns to, read from the stack at entry. Keyed

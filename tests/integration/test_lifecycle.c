@@ -239,3 +239,61 @@ Test(lifecycle, two_pids__rows_per_pid_each_exact, .timeout = 120)
 	free(ra);
 	free(rb);
 }
+
+/* Calls of process @pid's threads open in the calls array of the newest
+ * memwatch (the map created last of that name), read with bpftool: the
+ * holder in each record's first 8 bytes, the process id in its high
+ * half. A count, or -1. */
+static int open_calls(pid_t pid)
+{
+	char cmd[1024], out[64];
+
+	snprintf(cmd, sizeof(cmd),
+		 "bpftool -j map dump id \"$(bpftool -j map show | python3 -c '"
+		 "import json,sys\n"
+		 "print(max(m[\"id\"] for m in json.load(sys.stdin) if m.get(\"name\") == \"calls\"))')\" | "
+		 "python3 -c '"
+		 "import json,sys\n"
+		 "own = [int.from_bytes(bytes(int(x, 16) for x in e[\"value\"][:8]), \"little\") for e in json.load(sys.stdin)]\n"
+		 "print(sum(o >> 32 == %d for o in own))'",
+		 (int)pid);
+	if (run_capture(cmd, out, sizeof(out)) != 0)
+		return -1;
+	return atoi(out);
+}
+
+/*
+ * A thread killed inside malloc never returns from it: the calls array's
+ * index its open call holds is let go by memwatch at the next interval,
+ * while memwatch goes on watching the other process.
+ */
+Test(lifecycle, thread_killed_inside_malloc__its_call_let_go, .timeout = 120)
+{
+	struct proc a, b, mw;
+	char pa[16], pb[16], *line;
+	int held = -1;
+
+	proc_spawn(&a, (const char *[]){ TARGET("stuck_alloc"), NULL });
+	proc_spawn(&b, (const char *[]){ TARGET("alloc_script"), "1", "1", NULL });
+	cr_assert(proc_line(&a, 5000) && proc_line(&b, 5000), "both targets ready");
+	snprintf(pa, sizeof(pa), "%d", (int)a.pid);
+	snprintf(pb, sizeof(pb), "%d", (int)b.pid);
+	proc_spawn(&mw, (const char *[]){ MEMWATCH, "-p", pa, "-p", pb, "-i", "0.2", NULL });
+	cr_assert(proc_line(&mw, 20000), "header");
+	proc_send(&a, "stick\n");
+	line = proc_line(&a, 10000);
+	cr_assert(line && strstr(line, "stuck tid="), "the worker stopped inside mi_malloc");
+	cr_expect_eq(open_calls(a.pid), 1, "its call open in the calls array");
+	proc_kill(&a, SIGKILL);
+	proc_wait(&a, 5000);
+	for (double guard = now_s() + 30; now_s() < guard && held != 0;) {
+		proc_drain(&mw, 200, NULL, 0);
+		held = open_calls(a.pid);
+	}
+	cr_expect_eq(held, 0, "the dead thread's index let go");
+	cr_expect_eq(kill(mw.pid, 0), 0, "memwatch still watching the other process");
+	proc_kill(&mw, SIGTERM);
+	cr_expect_eq(proc_wait(&mw, 5000), 0, "exit 0");
+	proc_send(&b, "quit\n");
+	proc_wait(&b, 5000);
+}

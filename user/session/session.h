@@ -44,6 +44,7 @@ struct mw_session {
 	struct mw_follow follow;	/* --exe, --comm, --cgroup */
 	bool follows;
 	bool warned_full;		/* more matches than --max-targets */
+	bool warned_calls;		/* the calls array could not be swept */
 	struct bpf_link *exec_link, *fork_link, *move_link;
 	struct ring_buffer *events;	/* process events (memwatch.h) */
 	struct mw_launch launch;	/* launch mode: the program memwatch runs */
