@@ -1268,8 +1268,6 @@ static __always_inline enum entry_do alloc_call(struct pt_regs *ctx, __u64 cooki
 
 	if (t && t->nscopes)
 		c->charge = innermost_insert(t);
-	if (want_sites)	/* the return address, on top of the stack at entry */
-		bpf_probe_read_user(&c->site, sizeof(c->site), (void *)sp);
 	if (want_stacks && want_unwind) {
 		c->stack = unwind_stack(ctx, slot);
 	} else if (want_stacks) {
@@ -1378,6 +1376,10 @@ static __always_inline int alloc_exit(struct pt_regs *ctx)
 	call_close(&at);
 	if (c.gen != generation(c.slot))
 		return 0;	/* opened before the slot's figures were reset */
+	/* the kernel has put the address the call returns to back in ip
+	 * (no stack read, where the entry's read of it was a helper call) */
+	if (want_sites)
+		c.site = PT_REGS_IP(ctx);
 
 	switch (c.op) {
 	case MW_OP_FREE:

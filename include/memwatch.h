@@ -382,7 +382,7 @@ struct mw_call {
 	__u32 op;
 	__u32 slot;
 	__u32 charge;		/* structure id + 1 charged, 0: none */
-	__u64 site;		/* return address of the call, with sites */
+	__u64 site;		/* with sites: the address it returns to (at return) */
 	__u64 stack;		/* stack id + 1, with --stacks; 0: none */
 	__u32 bad_size;		/* size product overflowed: call must fail */
 	struct mw_block stash;	/* realloc: the old block, taken at entry */

@@ -39,10 +39,16 @@ cd "$(dirname "$0")/../.."
 # BENCH_QUICK=1: one round of everything, smaller loops (about 2 minutes)
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	: "${BENCH_PAIRS:=10000}" "${BENCH_ROUNDS:=1}" "${BENCH_SCALE:=1000}"
+	: "${BENCH_ALLOC_PAIRS:=20000}" "${BENCH_ALLOC_ROUNDS:=1}"
 	: "${BENCH_CPU_SECONDS:=3}" "${BENCH_REDIS_REQUESTS:=5000}" "${BENCH_READ_ELEMENTS:=100000}"
 fi
 PAIRS=${BENCH_PAIRS:-30000}
 ROUNDS=${BENCH_ROUNDS:-3}
+# the allocator table: longer loops and more rounds (a 30,000-pair loop
+# is 60 ms here, and its runs spread by +-15%; 100,000 pairs, 5 rounds,
+# medians: +-3%)
+APAIRS=${BENCH_ALLOC_PAIRS:-100000}
+AROUNDS=${BENCH_ALLOC_ROUNDS:-5}
 SCALE=${BENCH_SCALE:-"1000 1000000"}
 REDIS_N=${BENCH_REDIS_REQUESTS:-20000}
 LIBDIR=/usr/lib/x86_64-linux-gnu
@@ -189,14 +195,14 @@ feed_rows() {
 
 # estimate_ns FILE: memwatch's own estimate of what its probes cost the
 # loop, in ns per pair: the overhead_percent of every row (1 s each) once
-# two rows came after the loop (every hit counted), over PAIRS
+# two rows came after the loop (every hit counted), over PAIRS (or $2)
 estimate_ns() {
 	local want=$(($(feed_rows "$1") + 2))
 	for _ in $(seq 50); do
 		[ "$(feed_rows "$1")" -ge "$want" ] && break
 		sleep 0.1
 	done
-	awk -F, -v pairs="$PAIRS" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "overhead_percent") c = i; next }
+	awk -F, -v pairs="${2:-$PAIRS}" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "overhead_percent") c = i; next }
 		{ s += $c } END { printf "%.0f", s / 100 * 1e9 / pairs }' "$1"
 }
 
@@ -214,25 +220,25 @@ for p in json.load(sys.stdin):
 print(ns, cnt)' 2>/dev/null || echo "0 0"
 }
 
-# measure_family FAMILY MODE: ns per pair into MEASURED; in memwatch mode
-# its estimate too, into ESTIMATED, and the BPF programs' own run time per
-# pair, into BPFNS
+# measure_family FAMILY MODE: ns per pair into MEASURED (APAIRS pairs); in
+# memwatch mode its estimate too, into ESTIMATED, and (memwatch, sites,
+# floor) the BPF programs' own run time per pair, into BPFNS
 measure_family() {
 	local bin=$LOOP b0 b1
 	[ "$1" = c++ ] && bin=build/bench/pair_loop_cxx
-	start_loop "$PAIRS" 1 "$bin" "$(fam_preload "$1")"
+	start_loop "$APAIRS" 1 "$bin" "$(fam_preload "$1")"
 	ESTIMATED=-
 	BPFNS=-
 	if tracer "$2" "$LOOPP_PID"; then
-		case $2 in memwatch|floor) [ "${BENCH_BPF_STATS:-1}" = 1 ] && bpf_stats 1 ;; esac
+		case $2 in memwatch|sites|floor) [ "${BENCH_BPF_STATS:-1}" = 1 ] && bpf_stats 1 ;; esac
 		b0=$(bpf_run_ns)
 		ask go
 		MEASURED=${REPLY_LINE%% *}
 		b1=$(bpf_run_ns)
 		bpf_stats "$STATS_WAS"
-		[ "$2" = memwatch ] && ESTIMATED=$(estimate_ns "$TMP/memwatch.out")
-		if [ "$2" = memwatch ] || [ "$2" = floor ]; then
-			BPFNS=$(awk -v a="$b0" -v b="$b1" -v pairs="$PAIRS" 'BEGIN {
+		[ "$2" = memwatch ] && ESTIMATED=$(estimate_ns "$TMP/memwatch.out" "$APAIRS")
+		if [ "$2" != untraced ]; then
+			BPFNS=$(awk -v a="$b0" -v b="$b1" -v pairs="$APAIRS" 'BEGIN {
 				split(a, x, " "); split(b, y, " ");
 				if (y[2] > x[2]) printf "%.0f", (y[1] - x[1]) / pairs; else print "-" }')
 		fi
@@ -254,11 +260,12 @@ if [ "${BENCH_ONLY:-}" = stacks ] || [ "${BENCH_ONLY:-}" = redis ] ||
 fi
 
 echo
-echo "allocators: one malloc(64)+free pair (C++: new and sized delete), ns:"
+echo "allocators: one malloc(64)+free pair (C++: new and sized delete), ns;"
+echo "$APAIRS pairs a run, $AROUNDS rounds, medians:"
 families="glibc jemalloc tcmalloc mimalloc c++"
-fmodes="untraced memwatch floor"
+fmodes="untraced memwatch sites floor"
 declare -A fruns
-for r in $(seq "$ROUNDS"); do
+for r in $(seq "$AROUNDS"); do
 	for f in $families; do
 		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
 		for m in $fmodes; do
@@ -266,33 +273,37 @@ for r in $(seq "$ROUNDS"); do
 			fruns[$f.$m]="${fruns[$f.$m]:-} $MEASURED"
 			[ "$m" = memwatch ] && fruns[$f.estimate]="${fruns[$f.estimate]:-} $ESTIMATED"
 			[ "$m" = memwatch ] && fruns[$f.bpf]="${fruns[$f.bpf]:-} $BPFNS"
+			[ "$m" = sites ] && fruns[$f.sitesbpf]="${fruns[$f.sitesbpf]:-} $BPFNS"
 			[ "$m" = floor ] && fruns[$f.floorbpf]="${fruns[$f.floorbpf]:-} $BPFNS"
 		done
 	done
 done
 declare -A fmed
 for f in $families; do
-	for m in $fmodes estimate bpf floorbpf; do
+	for m in $fmodes estimate bpf sitesbpf floorbpf; do
 		fmed[$f.$m]=$(printf '%s\n' ${fruns[$f.$m]:-} | grep -v '^-$' | median)
 	done
 done
-printf '%-10s %9s %9s %9s %10s %9s %9s %9s %9s %9s\n' allocator untraced memwatch floor "÷glibc" "÷floor" \
-	estimate "÷cost" "BPF ns" "floor's"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || !b) print "-"; else printf "%.2f", a / b}'; }
+printf '%-9s %8s %8s %8s %8s %7s %7s %7s %8s %6s %6s %6s %6s\n' allocator untraced memwatch sites floor \
+	"÷glibc" "÷floor" "sites÷" estimate "÷cost" "BPF" "sites'" "floor's"
 for f in $families; do
 	[ -z "${fruns[$f.memwatch]:-}" ] && continue
-	printf '%-10s %9s %9s %9s %10s %9s %9s %9s %9s %9s\n' "$f" "${fmed[$f.untraced]}" "${fmed[$f.memwatch]}" \
-		"${fmed[$f.floor]}" \
-		"$(awk -v a="${fmed[$f.memwatch]}" -v b="${fmed[glibc.memwatch]}" 'BEGIN {printf "%.2f", a / b}')" \
-		"$(awk -v a="${fmed[$f.memwatch]}" -v b="${fmed[$f.floor]}" 'BEGIN {printf "%.2f", a / b}')" \
+	printf '%-9s %8s %8s %8s %8s %7s %7s %7s %8s %6s %6s %6s %6s\n' "$f" "${fmed[$f.untraced]}" \
+		"${fmed[$f.memwatch]}" "${fmed[$f.sites]}" "${fmed[$f.floor]}" \
+		"$(ratio "${fmed[$f.memwatch]}" "${fmed[glibc.memwatch]}")" \
+		"$(ratio "${fmed[$f.memwatch]}" "${fmed[$f.floor]}")" \
+		"$(ratio "${fmed[$f.sites]}" "${fmed[$f.floor]}")" \
 		"${fmed[$f.estimate]}" \
 		"$(awk -v e="${fmed[$f.estimate]}" -v m="${fmed[$f.memwatch]}" -v u="${fmed[$f.untraced]}" \
 			'BEGIN {if (e == "-" || m - u <= 0) print "-"; else printf "%.2f", e / (m - u)}')" \
-		"${fmed[$f.bpf]}" "${fmed[$f.floorbpf]}"
+		"${fmed[$f.bpf]}" "${fmed[$f.sitesbpf]}" "${fmed[$f.floorbpf]}"
 done
-echo "  target: every allocator <= 1.3x glibc's memwatch figure, and <= 1.10x its floor"
+echo "  target: every allocator <= 1.3x glibc's memwatch figure, memwatch <= 1.10x its"
+echo "  floor, sites (--top 10) <= 1.25x; sites÷: sites / floor"
 echo "  estimate: what memwatch's overhead_percent said the probes cost, per pair;"
 echo "  ÷cost: estimate / (memwatch - untraced), the slowdown the loop measured"
-echo "  BPF ns: memwatch's allocator programs' own run time per pair, from the"
+echo "  BPF (sites'): memwatch's allocator programs' own run time per pair, from the"
 echo "  kernel's BPF statistics (kernel.bpf_stats_enabled, on during memwatch's and the"
 echo "  floor's runs alike: they add the statistics' own clock reads to both columns;"
 echo "  BENCH_BPF_STATS=0 leaves them off); floor's: the same for the empty programs,"
