@@ -1052,12 +1052,10 @@ static __always_inline bool call_hold(__u64 id, struct call_at *at)
 	return true;
 }
 
-/* Records call @c (sp set) in @at. */
-static __always_inline void call_open(struct call_at *at, const struct mw_call *c)
+/* A call was opened in @at's record (in place), which held none if not
+ * @was_open. */
+static __always_inline void call_opened(struct call_at *at, bool was_open)
 {
-	bool was_open = at->c->sp;
-
-	*at->c = *c;
 	if (at->fallback && !was_open)
 		__sync_fetch_and_add(&at->r->fallbacks, 1);
 }
@@ -1187,37 +1185,45 @@ enum entry_do {
 };
 
 /*
- * An allocator entry point's entry, with the thread's call record @cur:
- * what to do with it, and the call to open in @c. A nested call, a free,
- * and a call that must fail (a throwing entry point, whose frame an
- * exception will then unwind: counted as failed now) want no return.
+ * An allocator entry point's entry, with the thread's call record @c:
+ * what to do with it, the call to open written in it in place (only its
+ * thread reads it: no copy). A nested call, a free, and a call that must
+ * fail (a throwing entry point, whose frame an exception will then
+ * unwind: counted as failed now) want no return.
  */
 static __always_inline enum entry_do alloc_call(struct pt_regs *ctx, __u64 cookie,
 						const struct mw_place *pl, __u64 sp,
-						struct mw_call *cur, struct mw_call *c)
+						struct mw_call *c)
 {
 	__u32 op = MW_ALLOC_OP(cookie);
 	__u32 slot = MW_COOKIE_SLOT(cookie);
 	struct mw_thread *t = NULL;
 	bool declined_here = false;
 
-	if (cur->sp) {
-		if (cur->op == MW_OP_DECLINED)
+	if (c->sp) {
+		if (c->op == MW_OP_DECLINED)
 			/* a tail jump from it has the same stack pointer */
-			declined_here = cur->sp == sp;
-		else if (nested_in(cur, sp))
+			declined_here = c->sp == sp;
+		else if (nested_in(c, sp))
 			return ENTRY_KEEP;	/* nested inside an outer call */
 		/* a call opened before the slot's figures were reset (its
 		 * probes detached mid-call, at execve, SIGUSR1) is not this
 		 * attach's: neither lost nor its realloc's block put back */
-		else if (cur->gen == generation(cur->slot)) {
-			count(cur->slot, MW_C_LOST_UNPAIRED, 1);
-			restore_stash(cur);
+		else if (c->gen == generation(c->slot)) {
+			count(c->slot, MW_C_LOST_UNPAIRED, 1);
+			restore_stash(c);
 		}
 	}
 	if (have_structs && (t = thread(false)) && t->nscopes)
 		prune_scopes(t, sp, slot);
 
+	/* the new call over the old record: what read_args and the rest do
+	 * not always write */
+	c->bad_size = 0;
+	c->has_stash = 0;
+	c->charge = 0;
+	c->site = 0;
+	c->stack = 0;
 	c->op = op;
 	c->slot = slot;
 	c->gen = generation(slot);
@@ -1293,9 +1299,9 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 	const struct mw_place *pl = place_of(cookie);
 	__u32 slot = MW_COOKIE_SLOT(cookie);
 	__u64 sp = entry_sp(ctx, pl);
-	struct mw_call c = {};
 	struct call_at at;
 	struct mw_thread *t;
+	bool was_open;
 
 	if (MW_ALLOC_OP(cookie) == MW_OP_FREE && !(cookie & MW_ALLOC_PAIRED)) {
 		if (have_structs && (t = thread(false)) && t->nscopes)
@@ -1307,14 +1313,15 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 		count(slot, MW_C_LOST_UNPAIRED, 1);
 		return 0;
 	}
-	switch (alloc_call(ctx, cookie, pl, sp, at.c, &c)) {
+	was_open = at.c->sp;
+	switch (alloc_call(ctx, cookie, pl, sp, at.c)) {
 	case ENTRY_KEEP:
 		return MW_NO_RETURN;
 	case ENTRY_OPEN:
-		call_open(&at, &c);
+		call_opened(&at, was_open);
 		return 0;
 	case ENTRY_DECLINE:
-		call_open(&at, &c);
+		call_opened(&at, was_open);
 		return MW_NO_RETURN;
 	default:
 		call_close(&at);
@@ -1362,63 +1369,68 @@ static __always_inline void realloc_return(struct mw_call *c, __u64 ret)
 		block_live(c->slot, ret, c->size, charge, c->site, c->stack);
 }
 
-/* An allocator entry point's return: closes the thread's call. */
-static __always_inline int alloc_exit(struct pt_regs *ctx)
+/* Call @c (its thread's open record, read in place) returned @ret. */
+static __always_inline void call_returned(struct pt_regs *ctx, struct mw_call *c, __u64 ret)
 {
-	__u64 ret = PT_REGS_RC(ctx);
-	struct call_at at;
-	struct mw_call c;
-
-	if (!call_find(bpf_get_current_pid_tgid(), &at) || at.c->op == MW_OP_DECLINED ||
-	    at.c->sp + 8 != PT_REGS_SP(ctx))
-		return 0;	/* not the outermost call's return */
-	c = *at.c;
-	call_close(&at);
-	if (c.gen != generation(c.slot))
-		return 0;	/* opened before the slot's figures were reset */
 	/* the kernel has put the address the call returns to back in ip
 	 * (no stack read, where the entry's read of it was a helper call) */
 	if (want_sites)
-		c.site = PT_REGS_IP(ctx);
+		c->site = PT_REGS_IP(ctx);
 
-	switch (c.op) {
+	switch (c->op) {
 	case MW_OP_FREE:
-		return 0;	/* done at entry */
+		return;		/* done at entry */
 	case MW_OP_REALLOC:
 	case MW_OP_REALLOCARRAY:
-		realloc_return(&c, ret);
-		return 0;
+		realloc_return(c, ret);
+		return;
 	case MW_OP_XALLOCX:
 		/* usable size >= size: resized; it may give up to size + extra */
-		if (ret < c.size) {
-			count(c.slot, MW_C_FAILED_CALLS, 1);
-			return 0;
+		if (ret < c->size) {
+			count(c->slot, MW_C_FAILED_CALLS, 1);
+			return;
 		}
-		block_resize(c.slot, c.old,
-			     ret < c.size + c.extra ? ret : c.size + c.extra);
-		return 0;
+		block_resize(c->slot, c->old,
+			     ret < c->size + c->extra ? ret : c->size + c->extra);
+		return;
 	case MW_OP_EXPAND:
-		if (ret != c.old || !ret) {
-			count(c.slot, MW_C_FAILED_CALLS, 1);
-			return 0;
+		if (ret != c->old || !ret) {
+			count(c->slot, MW_C_FAILED_CALLS, 1);
+			return;
 		}
-		block_resize(c.slot, c.old, c.size);
-		return 0;
+		block_resize(c->slot, c->old, c->size);
+		return;
 	case MW_OP_POSIX_MEMALIGN:
 		if ((int)ret != 0 ||
-		    bpf_probe_read_user(&ret, sizeof(ret), (void *)c.old))
+		    bpf_probe_read_user(&ret, sizeof(ret), (void *)c->old))
 			ret = 0;
 		break;
 	default:
-		if (c.bad_size)
+		if (c->bad_size)
 			ret = 0;
 		break;
 	}
 	if (!ret) {
-		count(c.slot, MW_C_FAILED_CALLS, 1);
-		return 0;
+		count(c->slot, MW_C_FAILED_CALLS, 1);
+		return;
 	}
-	block_live(c.slot, ret, c.size, c.charge, c.site, c.stack);
+	block_live(c->slot, ret, c->size, c->charge, c->site, c->stack);
+}
+
+/* An allocator entry point's return: closes the thread's call, once
+ * done with it (the thread holds it until then). */
+static __always_inline int alloc_exit(struct pt_regs *ctx)
+{
+	struct call_at at;
+
+	if (!call_find(bpf_get_current_pid_tgid(), &at) || at.c->op == MW_OP_DECLINED ||
+	    at.c->sp + 8 != PT_REGS_SP(ctx))
+		return 0;	/* not the outermost call's return */
+	/* a call opened before the slot's figures were reset is not this
+	 * attach's */
+	if (at.c->gen == generation(at.c->slot))
+		call_returned(ctx, at.c, PT_REGS_RC(ctx));
+	call_close(&at);
 	return 0;
 }
 
