@@ -569,12 +569,23 @@ static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge,
 	site_add(slot, site, charge, (__s64)size, 1, known);
 }
 
+/* The table's entry @i (masked), and @key's hash: the first entry its
+ * search looks at. */
+static __always_inline struct mw_live *live_entry(__u32 i)
+{
+	i &= live_mask;
+	return bpf_map_lookup_elem(&live, &i);
+}
+
+static __always_inline __u32 live_home(__u64 key)
+{
+	return (__u32)((key * MW_LIVE_HASH) >> live_shift);
+}
+
 /* The table's entry @n past @key's hash. */
 static __always_inline struct mw_live *live_at(__u64 key, __u32 n)
 {
-	__u32 i = ((__u32)((key * MW_LIVE_HASH) >> live_shift) + n) & live_mask;
-
-	return bpf_map_lookup_elem(&live, &i);
+	return live_entry(live_home(key) + n);
 }
 
 #define MW_EEXIST	17
@@ -635,13 +646,98 @@ static __always_inline void live_scan(struct live_scan *s, __u64 key)
 	bpf_loop(MW_LIVE_PROBES - MW_LIVE_INLINE, live_step, s, 0);
 }
 
-/* The entry that holds @key, or NULL. */
-static __always_inline struct mw_live *live_find(__u64 key)
+/* The entry that holds @key, or NULL; its index into *@i. */
+static __always_inline struct mw_live *live_find(__u64 key, __u32 *i)
 {
 	struct live_scan s;
 
 	live_scan(&s, key);
-	return s.at < MW_LIVE_PROBES ? live_at(key, s.at) : NULL;
+	*i = live_home(key) + s.at;
+	return s.at < MW_LIVE_PROBES ? live_entry(*i) : NULL;
+}
+
+/* Whether entries @n - 1 down to 0 past @key's hash are all in use
+ * (bpf_loop's state). */
+struct live_path {
+	__u64 key;
+	__u32 n;
+	bool whole;
+};
+
+static long live_path_step(__u32 i, void *data)
+{
+	struct live_path *p = data;
+	struct mw_live *e = live_at(p->key, i);
+	__u64 k = e ? READ_ONCE(e->key) : 0;
+
+	if (!k || k == MW_LIVE_CLEARING) {
+		p->whole = false;
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether @key, just claimed @n entries past its hash, is found there:
+ * no entry before it is never-used, or about to be (live_clear). */
+static __always_inline bool live_reachable(__u64 key, __u32 n)
+{
+	struct live_path p = { .key = key, .n = n, .whole = true };
+
+	if (n)
+		bpf_loop(n, live_path_step, &p, 0);
+	return p.whole;
+}
+
+#define MW_LIVE_CASCADE	4	/* freed entries before it made never-used too */
+
+/*
+ * Makes entry @i, taken from @was, never-used again if no search must go
+ * past it (its next entry is never-used), else freed: tombstones left
+ * everywhere would fill the table, until every search went to its
+ * MW_LIVE_PROBES-th entry (measured on redis: an insert 259 ns of BPF,
+ * 391 ns after 600,000 SETs, and growing). The entry is marked
+ * MW_LIVE_CLEARING before the next one is read, and an insert reads the
+ * entries before its own after claiming it (live_reachable): both are
+ * locked instructions, so one of the two sees the other, and the insert
+ * goes elsewhere or the entry stays freed. Returns MW_LIVE_CLEARED,
+ * MW_LIVE_FREED, or MW_LIVE_NOT_WAS (it no longer held @was).
+ */
+enum { MW_LIVE_NOT_WAS, MW_LIVE_FREED, MW_LIVE_CLEARED };
+
+static __always_inline int live_clear(__u32 i, __u64 was)
+{
+	struct mw_live *e = live_entry(i), *next = live_entry(i + 1);
+
+	if (!e || !next || !live_claim(e, was, MW_LIVE_CLEARING))
+		return MW_LIVE_NOT_WAS;
+	if (READ_ONCE(next->key)) {
+		WRITE_ONCE(e->key, MW_LIVE_GONE);
+		return MW_LIVE_FREED;
+	}
+	WRITE_ONCE(e->key, 0);
+	return MW_LIVE_CLEARED;
+}
+
+/* Takes entry @i from @key: freed, and made never-used with the freed
+ * entries just before it where no search must go past them. False if
+ * another free took it first. */
+static __always_inline bool live_free(__u32 i, __u64 key)
+{
+	struct mw_live *next = live_entry(i + 1);
+	int r;
+
+	if (!next || READ_ONCE(next->key))
+		return live_claim(live_entry(i), key, MW_LIVE_GONE);
+	if ((r = live_clear(i, key)) != MW_LIVE_CLEARED)
+		return r == MW_LIVE_FREED;	/* else another free took it */
+	for (int j = 1; j <= MW_LIVE_CASCADE; j++) {
+		struct mw_live *e = live_entry(i - j);
+
+		if (!e || READ_ONCE(e->key) != MW_LIVE_GONE ||
+		    live_clear(i - j, MW_LIVE_GONE) != MW_LIVE_CLEARED)
+			break;
+	}
+	return true;
 }
 
 #define MW_LIVE_TRIES	4	/* searches when other threads take the entry found */
@@ -668,10 +764,13 @@ static __always_inline int live_add(__u64 key, const struct mw_block *blk, struc
 		if (n >= MW_LIVE_PROBES)
 			return -MW_ENOSPC;
 		e = live_at(key, n);
-		if (live_claim(e, n == s.gone ? MW_LIVE_GONE : 0, key)) {
+		if (!live_claim(e, n == s.gone ? MW_LIVE_GONE : 0, key))
+			continue;
+		if (live_reachable(key, n)) {
 			e->blk = *blk;
 			return 0;
 		}
+		WRITE_ONCE(e->key, MW_LIVE_GONE);	/* an entry before it was cleared */
 	}
 	return -MW_ENOSPC;	/* taken from under it each time: counted as full */
 }
@@ -720,12 +819,13 @@ static __always_inline bool block_take(__u32 slot, __u64 addr,
 				       struct mw_block *out)
 {
 	__u64 key = MW_BLOCK_KEY(slot, addr);
-	struct mw_live *e = live_find(key);
+	struct mw_live *e;
+	__u32 i;
 
-	if (!e)
+	if (!(e = live_find(key, &i)))
 		return false;
 	*out = e->blk;
-	return live_claim(e, key, MW_LIVE_GONE);
+	return live_free(i, key);
 }
 
 /* Puts @blk back as @key's, unless the key is there again: false when it
@@ -742,10 +842,11 @@ static __always_inline bool block_put_back(__u64 key, const struct mw_block *blk
  * a realloc that did not move. A block not in the table stays unknown. */
 static __always_inline void block_resize(__u32 slot, __u64 addr, __u64 size)
 {
-	struct mw_live *e = live_find(MW_BLOCK_KEY(slot, addr));
+	struct mw_live *e;
 	struct mw_block old;
+	__u32 i;
 
-	if (!e)
+	if (!(e = live_find(MW_BLOCK_KEY(slot, addr), &i)))
 		return;
 	old = e->blk;
 	e->blk.size = size;

@@ -358,17 +358,21 @@ struct mw_block {
  * addressing), not a kernel hash map: an array entry is a load where a
  * hash map's insert, lookup and delete took about 360 ns of BPF time a
  * malloc+free pair (measured). An entry is claimed by swapping its key
- * in (compare-and-swap), freed by swapping MW_LIVE_GONE in; a key lies
- * at most MW_LIVE_PROBES entries past its hash, so a search ends there or
- * at a never-used entry (key 0). Sized by the loader: the power of two
- * at or above 1.25 x --max-live-blocks; 24 bytes an entry.
+ * in (compare-and-swap), freed by swapping MW_LIVE_GONE in, or 0 where no
+ * search must go past it (its next entry is never-used: bpf's live_free),
+ * so that freed entries do not pile up; a key lies at most
+ * MW_LIVE_PROBES entries past its hash, so a search ends there or at a
+ * never-used entry (key 0). Sized by the loader: the power of two at or
+ * above 1.25 x --max-live-blocks; 24 bytes an entry.
  */
 #define MW_LIVE_GONE		(~0ull)
+#define MW_LIVE_CLEARING	(~0ull - 1)	/* freed, being made never-used */
 #define MW_LIVE_PROBES		32
 #define MW_LIVE_HASH		0x9e3779b97f4a7c15ull	/* 2^64 / golden ratio */
 
 struct mw_live {
-	__u64 key;		/* MW_BLOCK_KEY; 0: never used; MW_LIVE_GONE: freed */
+	__u64 key;		/* MW_BLOCK_KEY; 0: never used; MW_LIVE_GONE: freed;
+				 * MW_LIVE_CLEARING: freed, a moment */
 	struct mw_block blk;
 };
 

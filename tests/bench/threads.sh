@@ -5,12 +5,12 @@
 # round on fresh targets; ns per pair as one thread sees it, medians. The
 # last memwatch run's row says what it counted of the loop's pairs.
 echo
-echo "8 threads at once, $PAIRS pairs each (ns per pair as one thread sees it):"
+echo "8 threads at once, $PAIRS pairs each, $AROUNDS rounds (ns per pair as one thread sees it):"
 tfams="glibc jemalloc tcmalloc mimalloc"
 tmodes="untraced floor memwatch"
 declare -A truns
 counted=
-for r in $(seq "$ROUNDS"); do
+for r in $(seq "$AROUNDS"); do
 	for f in $tfams; do
 		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
 		for m in $tmodes; do

@@ -326,6 +326,24 @@ int run_capture(const char *cmd, char *out, size_t len)
 	return WEXITSTATUS(pclose(p));
 }
 
+long long newest_map_count(const char *name, const char *expr)
+{
+	char cmd[1024], out[64];
+
+	snprintf(cmd, sizeof(cmd),
+		 "bpftool -j map dump id \"$(bpftool -j map show | python3 -c '"
+		 "import json,sys\n"
+		 "print(max(m[\"id\"] for m in json.load(sys.stdin) if m.get(\"name\") == \"%s\"))')\" | "
+		 "python3 -c '"
+		 "import json,sys\n"
+		 "ks = [int.from_bytes(bytes(int(x, 16) for x in e[\"value\"][:8]), \"little\") for e in json.load(sys.stdin)]\n"
+		 "print(sum(bool(%s) for k in ks))'",
+		 name, expr);
+	if (run_capture(cmd, out, sizeof(out)) != 0 || !out[0])
+		return -1;
+	return atoll(out);
+}
+
 int file_rows(const char *path, char *header, size_t hlen, char *last, size_t llen)
 {
 	FILE *f = fopen(path, "r");

@@ -66,6 +66,10 @@ int free_port(void);
 /* Runs the shell command @cmd, its stdout into @out; returns its exit
  * status. */
 int run_capture(const char *cmd, char *out, size_t len);
+/* Entries of the BPF map @name created last (the newest memwatch's) whose
+ * first 8 bytes, as an integer k, make the Python expression @expr true
+ * (read with bpftool): a count, or -1. */
+long long newest_map_count(const char *name, const char *expr);
 /* Runs @cmd with @input on its stdin; returns its exit status. */
 int pipe_to(const char *cmd, const char *input);
 

@@ -71,6 +71,28 @@ Test(heap, table_full__counted_and_warned, .timeout = 120)
 	session_stop(&s);
 }
 
+/*
+ * A freed block's entry is made never-used again where no search must go
+ * past it: after 20,000 allocations at ever other addresses, all freed,
+ * the live-block table (room for 1,000 blocks: 2,048 entries) holds next
+ * to nothing, where freed entries kept as tombstones would fill it and
+ * send every search to its 32nd entry. The figures stay exact.
+ */
+Test(heap, churn__freed_entries_cleared_not_kept, .timeout = 120)
+{
+	const char *extra[] = { "--max-live-blocks", "1000", NULL };
+	struct session s;
+	long long used;
+
+	session_start(&s, "1", "1", extra);
+	session_expect_tally(&s, session_command(&s, "churn 20000\n"));
+	cr_expect_eq(session_int(&s, "heap_alloc_calls"), 20000, "every allocation seen");
+	used = newest_map_count("live", "k != 0");
+	cr_expect(used >= 0 && used <= 32,
+		  "at most 32 of 2,048 entries still used (freed or live): %lld", used);
+	session_stop(&s);
+}
+
 Test(heap, probes__only_in_the_target_pid, .timeout = 60)
 {
 	const char *argv[] = { TARGET("alloc_script"), "1", "1", NULL };

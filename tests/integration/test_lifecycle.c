@@ -240,26 +240,15 @@ Test(lifecycle, two_pids__rows_per_pid_each_exact, .timeout = 120)
 	free(rb);
 }
 
-/* Calls of process @pid's threads open in the calls array of the newest
- * memwatch (the map created last of that name), read with bpftool: the
- * holder in each record's first 8 bytes, the process id in its high
- * half. A count, or -1. */
-static int open_calls(pid_t pid)
+/* Calls of process @pid's threads open in the newest memwatch's calls
+ * array: the holder is each record's first 8 bytes, the process id its
+ * high half. */
+static long long open_calls(pid_t pid)
 {
-	char cmd[1024], out[64];
+	char expr[64];
 
-	snprintf(cmd, sizeof(cmd),
-		 "bpftool -j map dump id \"$(bpftool -j map show | python3 -c '"
-		 "import json,sys\n"
-		 "print(max(m[\"id\"] for m in json.load(sys.stdin) if m.get(\"name\") == \"calls\"))')\" | "
-		 "python3 -c '"
-		 "import json,sys\n"
-		 "own = [int.from_bytes(bytes(int(x, 16) for x in e[\"value\"][:8]), \"little\") for e in json.load(sys.stdin)]\n"
-		 "print(sum(o >> 32 == %d for o in own))'",
-		 (int)pid);
-	if (run_capture(cmd, out, sizeof(out)) != 0)
-		return -1;
-	return atoi(out);
+	snprintf(expr, sizeof(expr), "k >> 32 == %d", (int)pid);
+	return newest_map_count("calls", expr);
 }
 
 /*

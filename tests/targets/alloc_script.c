@@ -5,7 +5,9 @@
  * stdin, each runs a known script over every glibc entry point and every
  * exactness rule, keeping its own tally of what is live. "free" frees it
  * all, "exec" execs the program anew (same arguments), "fork" runs a child
- * that allocates, "big" keeps 3 GiB more (never touched), "quit" exits. Replies are single lines written with write(2), so
+ * that allocates, "big" keeps 3 GiB more (never touched), "churn N" makes
+ * N allocations at ever other addresses and frees them, "quit" exits.
+ * Replies are single lines written with write(2), so
  * that the target's own I/O allocates nothing while it is observed.
  *
  * Built once per allocator family (make: alloc_script, alloc_jemalloc,
@@ -235,6 +237,23 @@ static void *worker_main(void *arg)
 	}
 }
 
+/* @n allocations of 16 to 4,111 bytes kept in a ring of 256, each freed
+ * 256 allocations later, all freed at the end: blocks at ever other
+ * addresses, nothing left live. */
+static void churn(long n)
+{
+	static void *ring[256];
+
+	for (long i = 0; i < n; i++) {
+		free(ring[i & 255]);
+		ring[i & 255] = malloc(16 + (size_t)(i * 7919 % 4096));
+	}
+	for (int i = 0; i < 256; i++) {
+		free(ring[i]);
+		ring[i] = NULL;
+	}
+}
+
 static void warm_up(struct worker *w)
 {
 	/* first calls bind symbols and create arenas before attach */
@@ -278,6 +297,11 @@ int main(int argc, char **argv)
 		if (!strncmp(line, "fork", 4)) {	/* a child that allocates */
 			fork_child();
 			tally("forked");
+			continue;
+		}
+		if (!strncmp(line, "churn ", 6)) {	/* blocks at ever other addresses */
+			churn(atol(line + 6));
+			tally("churned");
 			continue;
 		}
 		if (!strncmp(line, "big", 3)) {		/* 3 GiB, never touched */

@@ -48,7 +48,7 @@ int live__forget(struct memwatch_bpf *skel, uint32_t slot)
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t k = __atomic_load_n(&t[i].key, __ATOMIC_RELAXED);
 
-		if (k && k != MW_LIVE_GONE && MW_BLOCK_KEY_SLOT(k) == slot)
+		if (k && k != MW_LIVE_GONE && k != MW_LIVE_CLEARING && MW_BLOCK_KEY_SLOT(k) == slot)
 			__atomic_compare_exchange_n(&t[i].key, &k, MW_LIVE_GONE, false,
 						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	}
