@@ -720,8 +720,10 @@ static __always_inline int live_clear(__u32 i, __u64 was)
 
 /* Takes entry @i from @key: freed, and made never-used with the freed
  * entries just before it where no search must go past them. False if
- * another free took it first. */
-static __always_inline bool live_free(__u32 i, __u64 key)
+ * another free took it first. A global function: verified once, not at
+ * each of its callers (inlined, it took alloc_enter with --stacks past
+ * the verifier's million instructions). */
+__noinline bool live_free(__u32 i, __u64 key)
 {
 	struct mw_live *next = live_entry(i + 1);
 	int r;
