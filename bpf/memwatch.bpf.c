@@ -745,13 +745,16 @@ __noinline bool live_free(__u32 i, __u64 key)
 #define MW_LIVE_TRIES	4	/* searches when other threads take the entry found */
 
 /*
- * Adds @key with @blk: 0, or -MW_EEXIST with *@old its entry (its free
- * was never seen), or -MW_ENOSPC when no entry within MW_LIVE_PROBES is
- * free. The search goes to the chain's end, so that a key already there
- * is found; the first freed entry on the way is reused, else the end.
+ * Adds @key with @blk: 0, or -MW_EEXIST with *@at its entry's index (its
+ * free was never seen), or -MW_ENOSPC when no entry within
+ * MW_LIVE_PROBES is free. The search goes to the chain's end, so that a
+ * key already there is found; the first freed entry on the way is
+ * reused, else the end. A global function, verified once (as live_free).
  */
-static __always_inline int live_add(__u64 key, const struct mw_block *blk, struct mw_live **old)
+__noinline int live_add(__u64 key, const struct mw_block *blk, __u32 *at)
 {
+	if (!blk || !at)
+		return -MW_ENOSPC;
 	for (int r = 0; r < MW_LIVE_TRIES; r++) {
 		struct live_scan s;
 		struct mw_live *e;
@@ -759,7 +762,7 @@ static __always_inline int live_add(__u64 key, const struct mw_block *blk, struc
 
 		live_scan(&s, key);
 		if (s.at < MW_LIVE_PROBES) {
-			*old = live_at(key, s.at);
+			*at = live_home(key) + s.at;
 			return -MW_EEXIST;
 		}
 		n = s.gone < MW_LIVE_PROBES ? s.gone : s.end;
@@ -786,11 +789,12 @@ static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
 	struct mw_site *site = NULL;
 	struct mw_block blk = { .size = size, .struct_id = charge,
 				.site = site_key(slot, ra, stack, charge, &site) };
-	struct mw_live *old = NULL;
+	struct mw_live *old;
+	__u32 at = 0;
 	int err;
 
-	err = live_add(key, &blk, &old);
-	if (err == -MW_EEXIST && old) {	/* its free was never seen */
+	err = live_add(key, &blk, &at);
+	if (err == -MW_EEXIST && (old = live_entry(at))) {	/* its free was never seen */
 		struct mw_block gone = old->blk;
 
 		count(slot, MW_C_LOST_UNPAIRED, 1);
@@ -834,9 +838,9 @@ static __always_inline bool block_take(__u32 slot, __u64 addr,
  * could not be (the table full, counted by the caller). */
 static __always_inline bool block_put_back(__u64 key, const struct mw_block *blk)
 {
-	struct mw_live *old = NULL;
+	__u32 at = 0;
 
-	return live_add(key, blk, &old) == 0;
+	return live_add(key, blk, &at) == 0;
 }
 
 /* An in-place resize (xallocx, mi_expand): the block keeps its address
