@@ -657,7 +657,10 @@ static __always_inline struct mw_live *live_find(__u64 key, __u32 *i)
 }
 
 /* Whether entries @n - 1 down to 0 past @key's hash are all in use
- * (bpf_loop's state). */
+ * (bpf_loop's state): read in that order, each after the one past it was
+ * seen in use, so that an entry found in use then cannot have been made
+ * never-used since (live_clear reads the entry past it), where reading
+ * upwards could pass an entry cleared behind the read. */
 struct live_path {
 	__u64 key;
 	__u32 n;
@@ -667,7 +670,7 @@ struct live_path {
 static long live_path_step(__u32 i, void *data)
 {
 	struct live_path *p = data;
-	struct mw_live *e = live_at(p->key, i);
+	struct mw_live *e = live_at(p->key, p->n - 1 - i);
 	__u64 k = e ? READ_ONCE(e->key) : 0;
 
 	if (!k || k == MW_LIVE_CLEARING) {
@@ -1242,15 +1245,31 @@ static __always_inline bool nested_in(const struct mw_call *c, __u64 sp)
  * A free of @addr at stack pointer @sp not in the table: expected inside
  * an outer call (a realloc or sized free took the block at its entry),
  * and while glibc's thread exit gives its cache back (see thread_exit);
- * else an untracked free. Only here does a free look at its thread.
+ * else an untracked free. Only here does a free look at its thread. A
+ * call of the thread's still open but not running lost its return: it
+ * is settled first, as the next entry would (a realloc's taken block
+ * put back), and the block looked for again.
  */
-static __always_inline void free_unknown(__u32 slot, __u64 sp)
+static __always_inline void free_unknown(__u32 slot, __u64 addr, __u64 sp)
 {
 	struct call_at at;
 	struct mw_thread *t;
+	struct mw_block blk;
 
-	if (call_find(bpf_get_current_pid_tgid(), &at) && nested_in(at.c, sp))
-		return;
+	if (call_find(bpf_get_current_pid_tgid(), &at) && at.c->sp &&
+	    at.c->op != MW_OP_DECLINED) {
+		if (nested_in(at.c, sp))
+			return;
+		if (at.c->gen == generation(at.c->slot)) {
+			count(at.c->slot, MW_C_LOST_UNPAIRED, 1);
+			restore_stash(at.c);
+		}
+		call_close(&at);
+		if (block_take(slot, addr, &blk)) {
+			block_gone(slot, &blk);
+			return;
+		}
+	}
 	if ((t = thread(false)) && t->exiting)
 		return;
 	count(slot, MW_C_UNTRACKED_FREES, 1);
@@ -1267,7 +1286,7 @@ static __always_inline void block_free(__u32 slot, __u64 addr, __u64 sp)
 	if (block_take(slot, addr, &blk))
 		block_gone(slot, &blk);
 	else
-		free_unknown(slot, sp);
+		free_unknown(slot, addr, sp);
 }
 
 /* The values allocator op @op reads (mw_op_args, a constant here) into @c. */

@@ -408,6 +408,7 @@ struct mw_call {
  * one go (sample/calls.c).
  */
 #define MW_CALL_SLOTS	4096
+#define MW_CALL_LETTING_GO	(~0ull)	/* owner while the loader lets it go */
 
 struct mw_call_slot {
 	__u64 owner;		/* bpf_get_current_pid_tgid() of the holder; 0: free */

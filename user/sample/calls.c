@@ -26,12 +26,18 @@ size_t calls__let_go(struct mw_call_slot *v, size_t n, mw_thread_gone_fn gone)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t owner = __atomic_load_n(&v[i].owner, __ATOMIC_ACQUIRE);
 
-		if (!owner || !gone((uint32_t)(owner >> 32), (uint32_t)owner))
+		if (!owner || owner == MW_CALL_LETTING_GO ||
+		    !gone((uint32_t)(owner >> 32), (uint32_t)owner))
 			continue;
-		/* as the holder does: the call closed before the index goes */
+		/* held by no thread while its call is closed (a thread given
+		 * the same id meanwhile cannot take it half-closed), then let
+		 * go, as the holder does: the call closed before the index */
+		if (!__atomic_compare_exchange_n(&v[i].owner, &owner, MW_CALL_LETTING_GO, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
 		__atomic_store_n(&v[i].call.sp, 0, __ATOMIC_RELEASE);
-		freed += __atomic_compare_exchange_n(&v[i].owner, &owner, 0, false,
-						     __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		__atomic_store_n(&v[i].owner, 0, __ATOMIC_RELEASE);
+		freed++;
 	}
 	return freed;
 }
