@@ -1182,14 +1182,6 @@ static __always_inline void call_close(struct call_at *at)
 		__sync_fetch_and_add(&at->r->fallbacks, -1);
 }
 
-/* A realloc whose return was lost: its old block may still be live, so
- * put it back rather than lose it (the call is counted as unpaired). */
-static __always_inline void restore_stash(const struct mw_call *c)
-{
-	if (c->has_stash)
-		block_put_back(MW_BLOCK_KEY(c->slot, c->old), &c->stash);
-}
-
 /* a * b into @out; true if it overflows 64 bits. Written with 32-bit halves:
  * clang turns the usual division test into a 128-bit multiply, which BPF
  * does not have. */
@@ -1219,6 +1211,21 @@ static __always_inline __u32 generation(__u32 slot)
 	struct mw_loader *l = bpf_map_lookup_elem(&loaders, &slot);
 
 	return l ? l->gen : 0;
+}
+
+/*
+ * Open call @c lost its return: counted as unpaired, and a realloc's old
+ * block, which may still be live, put back rather than lost. A call
+ * opened before the slot's figures were reset (its probes detached
+ * mid-call, at execve, SIGUSR1) is not this attach's: neither.
+ */
+static __always_inline void call_lost(const struct mw_call *c)
+{
+	if (c->gen != generation(c->slot))
+		return;
+	count(c->slot, MW_C_LOST_UNPAIRED, 1);
+	if (c->has_stash)
+		block_put_back(MW_BLOCK_KEY(c->slot, c->old), &c->stash);
 }
 
 /* Whether the outer call recorded at @sp is still running: the kernel's
@@ -1260,10 +1267,7 @@ static __always_inline void free_unknown(__u32 slot, __u64 addr, __u64 sp)
 	    at.c->op != MW_OP_DECLINED) {
 		if (nested_in(at.c, sp))
 			return;
-		if (at.c->gen == generation(at.c->slot)) {
-			count(at.c->slot, MW_C_LOST_UNPAIRED, 1);
-			restore_stash(at.c);
-		}
+		call_lost(at.c);
 		call_close(&at);
 		if (block_take(slot, addr, &blk)) {
 			block_gone(slot, &blk);
@@ -1332,13 +1336,8 @@ static __always_inline enum entry_do alloc_call(struct pt_regs *ctx, __u64 cooki
 			declined_here = c->sp == sp;
 		else if (nested_in(c, sp))
 			return ENTRY_KEEP;	/* nested inside an outer call */
-		/* a call opened before the slot's figures were reset (its
-		 * probes detached mid-call, at execve, SIGUSR1) is not this
-		 * attach's: neither lost nor its realloc's block put back */
-		else if (c->gen == generation(c->slot)) {
-			count(c->slot, MW_C_LOST_UNPAIRED, 1);
-			restore_stash(c);
-		}
+		else
+			call_lost(c);
 	}
 	if (have_structs && (t = thread(false)) && t->nscopes)
 		prune_scopes(t, sp, slot);
@@ -1348,8 +1347,7 @@ static __always_inline enum entry_do alloc_call(struct pt_regs *ctx, __u64 cooki
 	c->bad_size = 0;
 	c->has_stash = 0;
 	c->charge = 0;
-	c->site = 0;
-	c->stack = 0;
+	c->stack = 0;	/* (site: set at the return, with sites) */
 	c->op = op;
 	c->slot = slot;
 	c->gen = generation(slot);
