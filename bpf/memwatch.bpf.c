@@ -96,10 +96,12 @@ struct mw_thread {
 	struct mw_scope scopes[MW_MAX_SCOPES];
 };
 
-/* The live-block table (see struct mw_live): its size is a power of two
- * set by the loader, with these. */
-const volatile __u32 live_mask = 0;	/* entries - 1 */
-const volatile __u32 live_shift = 64;	/* 64 - log2(entries) */
+/* The live-block table (see struct mw_live): its parts' sizes are powers
+ * of two set by the loader, with these. */
+const volatile __u32 live_mask = 0;	/* the main part's entries - 1 */
+const volatile __u32 live_shift = 64;	/* 64 - log2(the main part's entries) */
+const volatile __u32 spill_mask = 0;	/* the same of the spill part */
+const volatile __u32 spill_shift = 64;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -108,6 +110,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct mw_live);
 } live SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);			/* set by the loader */
+	__type(key, __u32);
+	__type(value, __u64);		/* a bit for each region of the main part: a
+					 * key of it went to the spill part */
+} spills SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -569,29 +579,57 @@ static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge,
 	site_add(slot, site, charge, (__s64)size, 1, known);
 }
 
-/* The table's entry @i (masked), and @key's hash: the first entry its
- * search looks at. */
-static __always_inline struct mw_live *live_entry(__u32 i)
-{
-	i &= live_mask;
-	return bpf_map_lookup_elem(&live, &i);
-}
-
-static __always_inline __u32 live_home(__u64 key)
-{
-	return (__u32)((key * MW_LIVE_HASH) >> live_shift);
-}
-
-/* The table's entry @n past @key's hash. */
-static __always_inline struct mw_live *live_at(__u64 key, __u32 n)
-{
-	return live_entry(live_home(key) + n);
-}
-
 #define MW_EEXIST	17
 #define MW_ENOSPC	28
 #define READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
+
+/* The table's entry @i: an index into the main part, or with
+ * MW_LIVE_SPILL into the spill part (masked: each part wraps round). */
+static __always_inline struct mw_live *live_entry(__u32 i)
+{
+	__u32 k = i & MW_LIVE_SPILL ? live_mask + 1 + (i & spill_mask) : i & live_mask;
+
+	return bpf_map_lookup_elem(&live, &k);
+}
+
+/* The index @d entries past @i, in @i's part. */
+static __always_inline __u32 live_step(__u32 i, __s32 d)
+{
+	return (i & MW_LIVE_SPILL) | ((i + (__u32)d) & ~MW_LIVE_SPILL);
+}
+
+/* Where @key's search starts in the main part: its place in its group of
+ * addresses, in the region the group's hash picks. */
+static __always_inline __u32 live_home(__u64 key)
+{
+	__u32 region = (__u32)(((key >> MW_LIVE_GROUP_SHIFT) * MW_LIVE_HASH) >> live_shift);
+
+	return (region & ~(MW_LIVE_REGION - 1)) | ((__u32)(key >> 3) & (MW_LIVE_REGION - 1));
+}
+
+/* Where it starts in the spill part: its hash. */
+static __always_inline __u32 spill_home(__u64 key)
+{
+	return MW_LIVE_SPILL | (__u32)((key * MW_LIVE_HASH) >> spill_shift);
+}
+
+/* The spills word of main-part index @home's region, its bit into *@bit. */
+static __always_inline __u64 *spill_word(__u32 home, __u64 *bit)
+{
+	__u32 region = (home & live_mask) / MW_LIVE_REGION, w = region / 64;
+
+	*bit = 1ull << (region & 63);
+	return bpf_map_lookup_elem(&spills, &w);
+}
+
+/* Whether keys whose search starts at @home went to the spill part. */
+static __always_inline bool spilled(__u32 home)
+{
+	__u64 bit, *w = spill_word(home, &bit);
+
+	return w && (READ_ONCE(*w) & bit);
+}
 
 /* Swaps @key into @e if it still holds @was. */
 static __always_inline bool live_claim(struct mw_live *e, __u64 was, __u64 key)
@@ -599,10 +637,11 @@ static __always_inline bool live_claim(struct mw_live *e, __u64 was, __u64 key)
 	return e && __sync_val_compare_and_swap(&e->key, was, key) == was;
 }
 
-/* A search of @key's chain (bpf_loop's state: the verifier checks one
- * step, not MW_LIVE_PROBES of them at every caller). */
+/* A search of @key's chain from @home (bpf_loop's state: the verifier
+ * checks one step, not MW_LIVE_PROBES of them at every caller). */
 struct live_scan {
 	__u64 key;
+	__u32 home;
 	__u32 at;	/* where the key is, or MW_LIVE_PROBES */
 	__u32 end;	/* the chain's end (never used), or MW_LIVE_PROBES */
 	__u32 gone;	/* the first freed entry before it, or MW_LIVE_PROBES */
@@ -611,7 +650,7 @@ struct live_scan {
 /* Entry @n of the chain: 0 to go on, 1 when the search ends there. */
 static __always_inline long live_probe(__u32 n, struct live_scan *s)
 {
-	struct mw_live *e = live_at(s->key, n);
+	struct mw_live *e = live_entry(live_step(s->home, n));
 	__u64 k;
 
 	if (!e)
@@ -632,18 +671,49 @@ static __always_inline long live_probe(__u32 n, struct live_scan *s)
 
 #define MW_LIVE_INLINE	2	/* entries looked at before bpf_loop: most searches */
 
-static long live_step(__u32 i, void *data)
+static long live_scan_step(__u32 i, void *data)
 {
 	return live_probe(i + MW_LIVE_INLINE, data);
 }
 
-static __always_inline void live_scan(struct live_scan *s, __u64 key)
+static __always_inline void live_scan(struct live_scan *s, __u64 key, __u32 home)
 {
 	s->key = key;
+	s->home = home;
 	s->at = s->end = s->gone = MW_LIVE_PROBES;
 	if (live_probe(0, s) || live_probe(1, s))
 		return;
-	bpf_loop(MW_LIVE_PROBES - MW_LIVE_INLINE, live_step, s, 0);
+	bpf_loop(MW_LIVE_PROBES - MW_LIVE_INLINE, live_scan_step, s, 0);
+}
+
+#define MW_LIVE_NONE	(~0u)
+
+/* The search of @key's chain in the spill part, its result packed (at,
+ * end, gone: bits 0, 8, 16). A global function, verified once: inline,
+ * its outcomes times the main part's took alloc_enter near the
+ * verifier's million instructions. */
+__noinline __u32 spill_scan(__u64 key)
+{
+	struct live_scan s;
+
+	live_scan(&s, key, spill_home(key));
+	return s.at | s.end << 8 | s.gone << 16;
+}
+
+#define SCAN_AT(p)	((p) & 0xff)
+#define SCAN_END(p)	((p) >> 8 & 0xff)
+#define SCAN_GONE(p)	((p) >> 16 & 0xff)
+
+/* @key's index in the spill part, or MW_LIVE_NONE, where its search in
+ * the main part started at @home and did not find it: only if @home's
+ * region spilled. A global function (verified once). */
+__noinline __u32 spill_find(__u64 key, __u32 home)
+{
+	__u32 at;
+
+	if (!spilled(home) || (at = SCAN_AT(spill_scan(key))) >= MW_LIVE_PROBES)
+		return MW_LIVE_NONE;
+	return live_step(spill_home(key), at);
 }
 
 /* The entry that holds @key, or NULL; its index into *@i. */
@@ -651,9 +721,9 @@ static __always_inline struct mw_live *live_find(__u64 key, __u32 *i)
 {
 	struct live_scan s;
 
-	live_scan(&s, key);
-	*i = live_home(key) + s.at;
-	return s.at < MW_LIVE_PROBES ? live_entry(*i) : NULL;
+	live_scan(&s, key, live_home(key));
+	*i = s.at < MW_LIVE_PROBES ? live_step(s.home, s.at) : spill_find(key, s.home);
+	return *i != MW_LIVE_NONE ? live_entry(*i) : NULL;
 }
 
 /* Whether entries @n - 1 down to 0 past @key's hash are all in use
@@ -662,7 +732,7 @@ static __always_inline struct mw_live *live_find(__u64 key, __u32 *i)
  * never-used since (live_clear reads the entry past it), where reading
  * upwards could pass an entry cleared behind the read. */
 struct live_path {
-	__u64 key;
+	__u32 home;
 	__u32 n;
 	bool whole;
 };
@@ -670,7 +740,7 @@ struct live_path {
 static long live_path_step(__u32 i, void *data)
 {
 	struct live_path *p = data;
-	struct mw_live *e = live_at(p->key, p->n - 1 - i);
+	struct mw_live *e = live_entry(live_step(p->home, p->n - 1 - i));
 	__u64 k = e ? READ_ONCE(e->key) : 0;
 
 	if (!k || k == MW_LIVE_CLEARING) {
@@ -680,11 +750,12 @@ static long live_path_step(__u32 i, void *data)
 	return 0;
 }
 
-/* Whether @key, just claimed @n entries past its hash, is found there:
- * no entry before it is never-used, or about to be (live_clear). */
-static __always_inline bool live_reachable(__u64 key, __u32 n)
+/* Whether a key just claimed @n entries past @home, where its search
+ * starts, is found there: no entry before it is never-used, or about to
+ * be (live_clear). */
+static __always_inline bool live_reachable(__u32 home, __u32 n)
 {
-	struct live_path p = { .key = key, .n = n, .whole = true };
+	struct live_path p = { .home = home, .n = n, .whole = true };
 
 	if (n)
 		bpf_loop(n, live_path_step, &p, 0);
@@ -709,7 +780,7 @@ enum { MW_LIVE_NOT_WAS, MW_LIVE_FREED, MW_LIVE_CLEARED };
 
 static __always_inline int live_clear(__u32 i, __u64 was)
 {
-	struct mw_live *e = live_entry(i), *next = live_entry(i + 1);
+	struct mw_live *e = live_entry(i), *next = live_entry(live_step(i, 1));
 
 	if (!e || !next || !live_claim(e, was, MW_LIVE_CLEARING))
 		return MW_LIVE_NOT_WAS;
@@ -723,12 +794,10 @@ static __always_inline int live_clear(__u32 i, __u64 was)
 
 /* Takes entry @i from @key: freed, and made never-used with the freed
  * entries just before it where no search must go past them. False if
- * another free took it first. A global function: verified once, not at
- * each of its callers (inlined, it took alloc_enter with --stacks past
- * the verifier's million instructions). */
-__noinline bool live_free(__u32 i, __u64 key)
+ * another free took it first. */
+static __always_inline bool live_free(__u32 i, __u64 key)
 {
-	struct mw_live *next = live_entry(i + 1);
+	struct mw_live *next = live_entry(live_step(i, 1));
 	int r;
 
 	if (!next || READ_ONCE(next->key))
@@ -736,10 +805,10 @@ __noinline bool live_free(__u32 i, __u64 key)
 	if ((r = live_clear(i, key)) != MW_LIVE_CLEARED)
 		return r == MW_LIVE_FREED;	/* else another free took it */
 	for (int j = 1; j <= MW_LIVE_CASCADE; j++) {
-		struct mw_live *e = live_entry(i - j);
+		struct mw_live *e = live_entry(live_step(i, -j));
 
 		if (!e || READ_ONCE(e->key) != MW_LIVE_GONE ||
-		    live_clear(i - j, MW_LIVE_GONE) != MW_LIVE_CLEARED)
+		    live_clear(live_step(i, -j), MW_LIVE_GONE) != MW_LIVE_CLEARED)
 			break;
 	}
 	return true;
@@ -749,32 +818,55 @@ __noinline bool live_free(__u32 i, __u64 key)
 
 /*
  * Adds @key with @blk: 0, or -MW_EEXIST with *@at its entry's index (its
- * free was never seen), or -MW_ENOSPC when no entry within
- * MW_LIVE_PROBES is free. The search goes to the chain's end, so that a
- * key already there is found; the first freed entry on the way is
- * reused, else the end. A global function, verified once (as live_free).
+ * free was never seen), or -MW_ENOSPC when neither part has a free entry
+ * within MW_LIVE_PROBES. Each search goes to the chain's end, so that a
+ * key already there is found (in the spill part too once its region
+ * spilled); the first freed entry on the way is reused, else the end.
+ * The main part first; the spill part when it has no room, the region's
+ * bit set before. A global function, verified once (as live_free).
  */
 __noinline int live_add(__u64 key, const struct mw_block *blk, __u32 *at)
 {
-	if (!blk || !at)
+	__u32 home0 = live_home(key);
+	__u64 bit, *w = spill_word(home0, &bit);
+
+	if (!blk || !at || !w)
 		return -MW_ENOSPC;
 	for (int r = 0; r < MW_LIVE_TRIES; r++) {
+		bool spill = READ_ONCE(*w) & bit;
+		__u32 home = home0, gone, n, p;
 		struct live_scan s;
 		struct mw_live *e;
-		__u32 n;
 
-		live_scan(&s, key);
+		live_scan(&s, key, home);
 		if (s.at < MW_LIVE_PROBES) {
-			*at = live_home(key) + s.at;
+			*at = live_step(home, s.at);
 			return -MW_EEXIST;
 		}
-		n = s.gone < MW_LIVE_PROBES ? s.gone : s.end;
-		if (n >= MW_LIVE_PROBES)
-			return -MW_ENOSPC;
-		e = live_at(key, n);
-		if (!live_claim(e, n == s.gone ? MW_LIVE_GONE : 0, key))
+		gone = s.gone;
+		n = gone < MW_LIVE_PROBES ? gone : s.end;
+		if (n >= MW_LIVE_PROBES && !spill) {
+			__sync_fetch_and_or(w, bit);
+			spill = true;
+		}
+		if (spill) {
+			p = spill_scan(key);
+			if (SCAN_AT(p) < MW_LIVE_PROBES) {
+				*at = live_step(spill_home(key), SCAN_AT(p));
+				return -MW_EEXIST;
+			}
+			if (n >= MW_LIVE_PROBES) {
+				home = spill_home(key);
+				gone = SCAN_GONE(p);
+				n = gone < MW_LIVE_PROBES ? gone : SCAN_END(p);
+				if (n >= MW_LIVE_PROBES)
+					return -MW_ENOSPC;
+			}
+		}
+		e = live_entry(live_step(home, n));
+		if (!live_claim(e, n == gone ? MW_LIVE_GONE : 0, key))
 			continue;
-		if (live_reachable(key, n)) {
+		if (live_reachable(home, n)) {
 			e->blk = *blk;
 			return 0;
 		}
@@ -823,15 +915,17 @@ static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
 }
 
 /* Takes @addr out of the table into @out; returns false if untracked
- * (or another thread's free of it took it first). */
-static __always_inline bool block_take(__u32 slot, __u64 addr,
-				       struct mw_block *out)
+ * (or another thread's free of it took it first). A global function:
+ * verified once, not at each of its callers (inlined, the table's search
+ * and free took alloc_enter and alloc_session with structures and
+ * --stacks past the verifier's million instructions). */
+__noinline bool block_take(__u32 slot, __u64 addr, struct mw_block *out)
 {
 	__u64 key = MW_BLOCK_KEY(slot, addr);
 	struct mw_live *e;
 	__u32 i;
 
-	if (!(e = live_find(key, &i)))
+	if (!out || !(e = live_find(key, &i)))
 		return false;
 	*out = e->blk;
 	return live_free(i, key);

@@ -362,13 +362,29 @@ struct mw_block {
  * search must go past it (its next entry is never-used: bpf's live_free),
  * so that freed entries do not pile up; a key lies at most
  * MW_LIVE_PROBES entries past its hash, so a search ends there or at a
- * never-used entry (key 0). Sized by the loader: the power of two at or
- * above 1.25 x --max-live-blocks; 24 bytes an entry.
+ * never-used entry (key 0).
+ *
+ * Two parts. In the main part a key's search starts where its address
+ * lies in its 512-byte group of addresses (MW_LIVE_GROUP_SHIFT), in a
+ * region of 64 entries the group's hash picks: the blocks an allocator
+ * hands out one after another are neighbours in the table, whose pages
+ * and cache lines then stay hot (on redis, an insert's BPF time halved:
+ * each took a cache and TLB miss at a random entry). A key whose search
+ * there finds no room (groups of tiny blocks, packed, whose regions
+ * meet) goes to the spill part, searched from its plain hash, and its
+ * region's bit is set in the spills map: only then does a search look
+ * there too. Sized by the loader: the main part the power of two at or
+ * above 1.25 x --max-live-blocks, the spill part a quarter of it; 24
+ * bytes an entry.
  */
 #define MW_LIVE_GONE		(~0ull)
 #define MW_LIVE_CLEARING	(~0ull - 1)	/* freed, being made never-used */
 #define MW_LIVE_PROBES		32
 #define MW_LIVE_HASH		0x9e3779b97f4a7c15ull	/* 2^64 / golden ratio */
+#define MW_LIVE_GROUP_SHIFT	9		/* a group: 512 bytes of addresses */
+#define MW_LIVE_REGION		(1u << (MW_LIVE_GROUP_SHIFT - 3))	/* its entries: one
+							 * for each 8 bytes */
+#define MW_LIVE_SPILL		(1u << 31)	/* an index into the spill part */
 
 struct mw_live {
 	__u64 key;		/* MW_BLOCK_KEY; 0: never used; MW_LIVE_GONE: freed;

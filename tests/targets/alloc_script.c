@@ -6,7 +6,10 @@
  * exactness rule, keeping its own tally of what is live. "free" frees it
  * all, "exec" execs the program anew (same arguments), "fork" runs a child
  * that allocates, "big" keeps 3 GiB more (never touched), "churn N" makes
- * N allocations at ever other addresses and frees them, "quit" exits.
+ * N allocations at ever other addresses and frees them, "dense N" keeps
+ * N more blocks of 8 bytes (packed, where the allocator has that class),
+ * "dense pack" the blocks "pack" chose (below), "dense 0" frees them,
+ * "quit" exits.
  * Replies are single lines written with write(2), so
  * that the target's own I/O allocates nothing while it is observed.
  *
@@ -14,7 +17,13 @@
  * alloc_tcmalloc, alloc_mimalloc): entry points a family does not export
  * are left out, and each family's own extras are added.
  *
- * Usage: alloc_script THREADS ROUNDS
+ * Usage: alloc_script THREADS ROUNDS [pack]
+ *
+ * With "pack" (jemalloc: blocks of 8 bytes, its cache hands the last freed
+ * first), before it says ready it allocates blocks of 8 bytes and frees
+ * back 34 at byte offsets 0-263 of one 512-byte group of addresses and
+ * then 17 at offsets 0-135 of another: "dense pack" gets them, the first
+ * group's first, and says whether it got those (placed=1).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -22,6 +31,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,9 +193,96 @@ static void script_round(struct worker *w, int r)
 	w->calls += 26;
 }
 
+#define MAX_DENSE	50000
+static void *dense_blocks[MAX_DENSE];
+static long ndense;
+
+/* @n more blocks of 8 bytes, kept; 0: all freed. */
+static void dense(long n)
+{
+	if (!n) {
+		while (ndense)
+			free(dense_blocks[--ndense]);
+		return;
+	}
+	for (long i = 0; i < n && ndense < MAX_DENSE; i++)
+		if (!(dense_blocks[ndense++] = malloc(8)))
+			say("error: unexpected allocation failure\n");
+}
+
+#define PACK_A	34
+#define PACK_B	17
+#define PACK_POOL	4096
+static void *pack_pool[PACK_POOL];
+static void *packed[PACK_A + PACK_B];
+static int npacked;
+
+static int by_address(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The index in the sorted pool of a 512-byte group whose first @n blocks
+ * of 8 bytes are all there, from @from on; -1 if none. */
+static int pack_group(int from, int n)
+{
+	for (int i = from; i + n <= PACK_POOL; i++) {
+		uintptr_t a = (uintptr_t)pack_pool[i];
+		int k = 1;
+
+		if (a & 511)
+			continue;
+		while (k < n && (uintptr_t)pack_pool[i + k] == a + 8u * k)
+			k++;
+		if (k == n)
+			return i;
+	}
+	return -1;
+}
+
+/* "pack": the blocks chosen and freed back, the second group's first so
+ * that the first group's come back first. The rest stay allocated. */
+static void pack_prepare(void)
+{
+	int a, b;
+
+	for (int i = 0; i < PACK_POOL; i++)
+		pack_pool[i] = malloc(8);
+	qsort(pack_pool, PACK_POOL, sizeof(pack_pool[0]), by_address);
+	a = pack_group(0, PACK_A);
+	b = a < 0 ? -1 : pack_group(a + 512, PACK_B);	/* 4 KiB on at least */
+	if (b < 0)
+		return;		/* "dense pack" says placed=0 */
+	for (int k = 0; k < PACK_B; k++)
+		free(packed[PACK_A + k] = pack_pool[b + k]);
+	for (int k = 0; k < PACK_A; k++)
+		free(packed[k] = pack_pool[a + k]);
+	npacked = PACK_A + PACK_B;
+}
+
+/* "dense pack": as many blocks of 8 bytes as were packed; whether each
+ * came back where pack_prepare freed one. */
+static int dense_pack(void)
+{
+	int placed = npacked > 0;
+
+	for (int i = 0; i < PACK_A + PACK_B && ndense < MAX_DENSE; i++) {
+		void *p = malloc(8);
+		bool known = false;
+
+		for (int k = 0; k < npacked; k++)
+			known |= p == packed[k];
+		placed &= known;
+		dense_blocks[ndense++] = p;
+	}
+	return placed;
+}
+
 static void tally(const char *what)
 {
-	unsigned long long bytes = 0, blocks = 0, failed = 0, untracked = 0;
+	unsigned long long bytes = 8ull * ndense, blocks = ndense, failed = 0, untracked = 0;
 
 	for (int t = 0; t < nthreads; t++) {
 		for (size_t i = 0; i < workers[t].nkept; i++)
@@ -282,6 +379,8 @@ int main(int argc, char **argv)
 		workers[t].rounds = rounds;
 		pthread_create(&workers[t].tid, NULL, warm_main, &workers[t]);
 	}
+	if (argc > 3 && !strcmp(argv[3], "pack"))
+		pack_prepare();
 	say("ready pid=%d malloc=%p free=%p\n", (int)getpid(), dlsym(RTLD_DEFAULT, "malloc"),
 	    dlsym(RTLD_DEFAULT, "free"));
 	for (;;) {
@@ -302,6 +401,18 @@ int main(int argc, char **argv)
 		if (!strncmp(line, "churn ", 6)) {	/* blocks at ever other addresses */
 			churn(atol(line + 6));
 			tally("churned");
+			continue;
+		}
+		if (!strncmp(line, "dense pack", 10)) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "dense placed=%d", dense_pack());
+			tally(what);
+			continue;
+		}
+		if (!strncmp(line, "dense ", 6)) {	/* packed blocks of 8 bytes */
+			dense(atol(line + 6));
+			tally("dense");
 			continue;
 		}
 		if (!strncmp(line, "big", 3)) {		/* 3 GiB, never touched */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * live.c - the live-block table's user-space side. The BPF programs keep
- * it (open addressing in an array, struct mw_live); memwatch sizes it
- * before load and, when a target's figures start again (execve, a budget's
+ * it (open addressing in an array, struct mw_live: a main part and a
+ * spill part, and a bit for each region of the main part that spilled);
+ * memwatch sizes it before load and, when a target's figures start again (execve, a budget's
  * detach), marks that target's entries freed: in place, through the array
  * mapped into memwatch (one pass over its memory, where a syscall an
  * entry would take seconds), with the same compare-and-swap the programs
@@ -24,16 +25,31 @@ uint64_t live__entries(uint32_t max_blocks)
 	return n;
 }
 
-void live__size(struct memwatch_bpf *skel, uint32_t max_blocks)
+uint64_t live__spill_entries(uint64_t entries)
 {
-	uint64_t n = live__entries(max_blocks);
+	return entries >= 8 ? entries / 4 : 2;
+}
+
+static uint32_t log2_of(uint64_t n)
+{
 	uint32_t bits = 0;
 
 	while ((1ull << bits) < n)
 		bits++;
-	bpf_map__set_max_entries(skel->maps.live, (uint32_t)n);
+	return bits;
+}
+
+void live__size(struct memwatch_bpf *skel, uint32_t max_blocks)
+{
+	uint64_t n = live__entries(max_blocks), spill = live__spill_entries(n);
+	uint64_t words = n / ((uint64_t)MW_LIVE_REGION * 64);
+
+	bpf_map__set_max_entries(skel->maps.live, (uint32_t)(n + spill));
+	bpf_map__set_max_entries(skel->maps.spills, words ? (uint32_t)words : 1);
 	skel->rodata->live_mask = (uint32_t)(n - 1);
-	skel->rodata->live_shift = 64 - bits;
+	skel->rodata->live_shift = 64 - log2_of(n);
+	skel->rodata->spill_mask = (uint32_t)(spill - 1);
+	skel->rodata->spill_shift = 64 - log2_of(spill);
 }
 
 int live__forget(struct memwatch_bpf *skel, uint32_t slot)
