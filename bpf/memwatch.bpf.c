@@ -825,7 +825,7 @@ static __always_inline bool live_free(__u32 i, __u64 key)
  * The main part first; the spill part when it has no room, the region's
  * bit set before. A global function, verified once (as live_free).
  */
-__noinline int live_add(__u64 key, const struct mw_block *blk, __u32 *at)
+static __always_inline int live_add_here(__u64 key, const struct mw_block *blk, __u32 *at)
 {
 	__u32 home0 = live_home(key);
 	__u64 bit, *w = spill_word(home0, &bit);
@@ -875,6 +875,26 @@ __noinline int live_add(__u64 key, const struct mw_block *blk, __u32 *at)
 	return -MW_ENOSPC;	/* taken from under it each time: counted as full */
 }
 
+/*
+ * The table's add and take are out of line (global functions, verified
+ * once) where structures or stacks are on: inlined at each caller there,
+ * they took alloc_enter and alloc_session past the verifier's million
+ * instructions. In plain heap mode, inline: no call, no return through
+ * the kernel's return thunk (a dead branch on a constant the verifier
+ * does not explore).
+ */
+#define MW_TABLE_INLINE	(!have_structs && !want_stacks)
+
+__noinline int live_add_call(__u64 key, const struct mw_block *blk, __u32 *at)
+{
+	return live_add_here(key, blk, at);
+}
+
+static __always_inline int live_add(__u64 key, const struct mw_block *blk, __u32 *at)
+{
+	return MW_TABLE_INLINE ? live_add_here(key, blk, at) : live_add_call(key, blk, at);
+}
+
 static __always_inline void block_gone(__u32 slot, struct mw_block *blk);
 
 static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
@@ -919,7 +939,7 @@ static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
  * verified once, not at each of its callers (inlined, the table's search
  * and free took alloc_enter and alloc_session with structures and
  * --stacks past the verifier's million instructions). */
-__noinline bool block_take(__u32 slot, __u64 addr, struct mw_block *out)
+static __always_inline bool block_take_here(__u32 slot, __u64 addr, struct mw_block *out)
 {
 	__u64 key = MW_BLOCK_KEY(slot, addr);
 	struct mw_live *e;
@@ -929,6 +949,16 @@ __noinline bool block_take(__u32 slot, __u64 addr, struct mw_block *out)
 		return false;
 	*out = e->blk;
 	return live_free(i, key);
+}
+
+__noinline bool block_take_call(__u32 slot, __u64 addr, struct mw_block *out)
+{
+	return block_take_here(slot, addr, out);
+}
+
+static __always_inline bool block_take(__u32 slot, __u64 addr, struct mw_block *out)
+{
+	return MW_TABLE_INLINE ? block_take_here(slot, addr, out) : block_take_call(slot, addr, out);
 }
 
 /* Puts @blk back as @key's, unless the key is there again: false when it
