@@ -40,6 +40,9 @@ char LICENSE[] SEC("license") = "GPL";
  * allocator programs skip scope tracking (the verifier drops that code). */
 const volatile bool have_structs = true;
 /* Set by the loader: attribute blocks to call sites (and full stacks). */
+/* The session watches one process, in slot 0 (calibration's too), ever:
+ * free_enter, which reads no cookie, serves its plain frees. */
+const volatile bool solo = false;
 const volatile bool want_sites = false;
 const volatile bool want_stacks = false;
 const volatile bool want_unwind = false;	/* stacks by unwind tables */
@@ -1589,6 +1592,25 @@ int alloc_enter(struct pt_regs *ctx)
 	count2(MW_COOKIE_SLOT(cookie), MW_C_HITS + entry_hit(cookie), 1,
 	       MW_C_HITS + MW_HIT_RETURN, returns);
 	alloc_entry(ctx, cookie);
+	return 0;
+}
+
+/*
+ * free at an instruction whose state is the entry's, emulated, with no
+ * return probe, in a session of one process (solo: slot 0): what
+ * alloc_enter does for it, without reading the probe's cookie (a helper
+ * call a free less). attach.c sends only such probes here.
+ */
+SEC("uprobe")
+int free_enter(struct pt_regs *ctx)
+{
+	__u64 sp = PT_REGS_SP(ctx);
+	struct mw_thread *t;
+
+	count(0, MW_C_HITS + MW_HIT_EMULATED, 1);
+	if (have_structs && (t = thread(false)) && t->nscopes)
+		prune_scopes(t, sp, 0);
+	block_free(0, PT_REGS_PARM1(ctx), sp);
 	return 0;
 }
 

@@ -9,7 +9,9 @@
  * and the syscall made directly. The links are file descriptors: if
  * memwatch dies, the kernel removes every probe. Entry points that throw
  * are attached as uprobe sessions (Linux 6.12+): one program runs at the
- * entry and at the return, and the entry may decline the return.
+ * entry and at the return, and the entry may decline the return. In a
+ * session of one process, free's probes go to a program of their own,
+ * which needs no cookie (plain_free).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -48,7 +50,7 @@ void attach__prepare(struct memwatch_bpf *skel)
 {
 	struct bpf_program *progs[] = {
 		skel->progs.alloc_enter, skel->progs.alloc_return,
-		skel->progs.struct_enter, skel->progs.struct_return,
+		skel->progs.free_enter, skel->progs.struct_enter, skel->progs.struct_return,
 		skel->progs.struct_exit, skel->progs.unwind_handler,
 		skel->progs.root_drop, skel->progs.thread_exit,
 		skel->progs.floor_enter, skel->progs.floor_return,
@@ -226,74 +228,114 @@ static bool is_session(enum mw_prog prog, bool floor)
 	return prog == MW_PROG_ALLOC_SESSION && !floor;
 }
 
-/* One link: every probe of @tab in @path for @prog that holds @what
- * (their return probes if @ret). 0 if there were none or all attached,
- * -1 after a message. */
-static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t pid, __u32 slot,
-			const struct mw_probe_table *tab, const char *path,
-			enum mw_prog prog, int what, bool ret, bool floor, struct mw_links *l)
+/*
+ * Whether a probe with @cookie (as placed) goes to free_enter: free, with
+ * no return probe, at an instruction whose state is the entry's (place 0)
+ * that the kernel emulates, in a session that watches one process in
+ * slot 0 (rodata's solo). That program reads no cookie: everything it
+ * would say is known there.
+ */
+static bool plain_free(const struct memwatch_bpf *skel, enum mw_prog prog, bool ret,
+		       bool floor, __u64 cookie)
+{
+	return skel->rodata->solo && !floor && !ret && prog == MW_PROG_ALLOC &&
+	       MW_ALLOC_OP(cookie) == MW_OP_FREE && !(cookie & MW_ALLOC_PAIRED) &&
+	       !MW_COOKIE_PLACE(cookie) && !(cookie & MW_COOKIE_STEPPED);
+}
+
+/* The offsets and cookies of one link to be made. */
+struct link_set {
+	__u64 *offsets, *cookies;
+	__u32 cnt;
+};
+
+/* Makes @set's link for @bpf_prog (its returns if @ret, a session's if
+ * @session), kept in @l as holding @what: 0 (none if empty) or -1 after
+ * a message. */
+static int link_set(const struct link_set *set, struct bpf_program *bpf_prog, pid_t pid,
+		    const char *path, int what, bool ret, bool session, struct mw_links *l)
 {
 	struct uprobe_multi_attr attr;
-	__u64 *offsets = calloc(tab->n, sizeof(*offsets));
-	__u64 *cookies = calloc(tab->n, sizeof(*cookies));
-	bool session = is_session(prog, floor);
-	__u32 cnt = 0;
-	int fd = -1;
+	int fd;
 
-	if (!offsets || !cookies)
-		goto out;
-	if (session && ret) {
-		fd = 0;		/* the entry's link has the returns */
-		goto out;
-	}
-	for (size_t i = 0; i < tab->n; i++) {
-		const struct mw_probe *p = &tab->v[i];
-
-		if (p->prog != prog || (ret && !p->retprobe) || strcmp(p->path, path) ||
-		    what_of(p->prog, p->cookie) != what)
-			continue;
-		if (placed(skel, pls, p, l, &offsets[cnt], &cookies[cnt]))
-			goto out;
-		cookies[cnt] = MW_COOKIE_WITH_SLOT(cookies[cnt], slot);
-		cnt++;
-	}
-	if (!cnt) {
-		fd = 0;
-		goto out;
-	}
+	if (!set->cnt)
+		return 0;
 	memset(&attr, 0, sizeof(attr));
-	attr.prog_fd = (__u32)bpf_program__fd(program(skel, prog, ret, floor));
+	attr.prog_fd = (__u32)bpf_program__fd(bpf_prog);
 	attr.attach_type = session ? MW_TRACE_UPROBE_SESSION : MW_TRACE_UPROBE_MULTI;
 	attr.path = (__u64)(unsigned long)path;
-	attr.offsets = (__u64)(unsigned long)offsets;
-	attr.cookies = (__u64)(unsigned long)cookies;
-	attr.cnt = cnt;
+	attr.offsets = (__u64)(unsigned long)set->offsets;
+	attr.cookies = (__u64)(unsigned long)set->cookies;
+	attr.cnt = set->cnt;
 	attr.multi_flags = ret ? MW_F_UPROBE_MULTI_RETURN : 0;
 	attr.pid = (__u32)pid;
 	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	if (fd < 0) {
-		mw_err("cannot attach %u %s probes to %s (pid %d): %s%s", cnt,
+		mw_err("cannot attach %u %s probes to %s (pid %d): %s%s", set->cnt,
 		       session ? "session" : ret ? "return" : "entry", path, (int)pid,
 		       strerror(errno),
 		       errno == EINVAL ? "; memwatch needs Linux 6.12 or later (multi-uprobe links and sessions)" : "");
-		goto out;
+		return -1;
 	}
 	if (keep(l, fd, what)) {
 		close(fd);
-		fd = -1;
 		mw_err("out of memory");
-		goto out;
+		return -1;
 	}
-	l->probes += cnt;
+	l->probes += set->cnt;
 	if (!ret)
-		keep_group(l, path, offsets, cnt, what);
-	fd = 0;
+		keep_group(l, path, set->offsets, set->cnt, what);
+	return 0;
+}
+
+/* The links of every probe of @tab in @path for @prog that holds @what
+ * (their return probes if @ret): one, and one more for the plain frees.
+ * 0 if there were none or all attached, -1 after a message. */
+static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t pid, __u32 slot,
+			const struct mw_probe_table *tab, const char *path,
+			enum mw_prog prog, int what, bool ret, bool floor, struct mw_links *l)
+{
+	struct link_set sets[2] = { { 0 } };	/* the rest, plain frees */
+	bool session = is_session(prog, floor);
+	int err = -1;
+
+	if (session && ret)
+		return 0;	/* the entry's link has the returns */
+	for (int k = 0; k < 2; k++) {
+		sets[k].offsets = calloc(tab->n, sizeof(*sets[k].offsets));
+		sets[k].cookies = calloc(tab->n, sizeof(*sets[k].cookies));
+		if (!sets[k].offsets || !sets[k].cookies) {
+			mw_err("out of memory");
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < tab->n; i++) {
+		const struct mw_probe *p = &tab->v[i];
+		__u64 offset, cookie;
+		struct link_set *set;
+
+		if (p->prog != prog || (ret && !p->retprobe) || strcmp(p->path, path) ||
+		    what_of(p->prog, p->cookie) != what)
+			continue;
+		if (placed(skel, pls, p, l, &offset, &cookie))
+			goto out;
+		set = &sets[slot == 0 && plain_free(skel, prog, ret, floor, cookie)];
+		set->offsets[set->cnt] = offset;
+		set->cookies[set->cnt++] = MW_COOKIE_WITH_SLOT(cookie, slot);
+	}
+	/* the frees' link before the rest: attach__close closes the newest
+	 * first, and a free unseen while its block's malloc is still seen
+	 * leaves the block in the table, found again at the next malloc of
+	 * its address (unpaired) */
+	if (!link_set(&sets[1], skel->progs.free_enter, pid, path, what, false, false, l) &&
+	    !link_set(&sets[0], program(skel, prog, ret, floor), pid, path, what, ret, session, l))
+		err = 0;
 out:
-	if (fd < 0 && (!offsets || !cookies))
-		mw_err("out of memory");
-	free(offsets);
-	free(cookies);
-	return fd < 0 ? -1 : 0;
+	for (int k = 0; k < 2; k++) {
+		free(sets[k].offsets);
+		free(sets[k].cookies);
+	}
+	return err;
 }
 
 int attach__table(struct memwatch_bpf *skel, struct mw_places *places, pid_t pid,

@@ -56,6 +56,8 @@ int load__bpf(struct mw_session *s)
 	/* a kernel without that tracepoint still runs memwatch without --cgroup */
 	bpf_program__set_autoload(s->skel->progs.target_moved, s->opts.ncgroups > 0);
 	attach__prepare(s->skel);
+	/* one process ever, in slot 0: the pid, or the launched program */
+	s->skel->rodata->solo = !s->follows && s->opts.npids + !!s->opts.command == 1;
 	s->skel->rodata->have_structs = s->opts.nstructs > 0;
 	s->skel->rodata->want_sites = s->layout.sites;
 	s->skel->rodata->want_stacks = s->layout.sites && s->opts.stacks;
