@@ -62,7 +62,7 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
 	rmodes="untraced heap floor sites stacks keys keys-floor"
 	command -v bpftrace >/dev/null && rmodes="$rmodes bpftrace"
 	declare -A rset rget
-	for r in $(seq "$ROUNDS"); do
+	for r in $(seq "$RROUNDS"); do
 		for m in $rmodes; do
 			redis_measure "$m"
 			rset[$m]="${rset[$m]:-} ${RSET:--}"
@@ -70,15 +70,15 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
 		done
 	done
 	printf '%-10s %9s %9s %9s %9s\n' mode SET "÷untraced" GET "÷untraced"
-	us=$(printf '%s\n' ${rset[untraced]} | grep -v '^-$' | median)
-	ug=$(printf '%s\n' ${rget[untraced]} | grep -v '^-$' | median)
 	for m in $rmodes; do
-		ms=$(printf '%s\n' ${rset[$m]} | grep -v '^-$' | median)
-		mg=$(printf '%s\n' ${rget[$m]} | grep -v '^-$' | median)
-		printf '%-10s %9s %9s %9s %9s\n' "$m" "$ms" \
-			"$(awk -v a="$ms" -v b="$us" 'BEGIN {if (a == "-") print "-"; else printf "%.2f", a / b}')" "$mg" \
-			"$(awk -v a="$mg" -v b="$ug" 'BEGIN {if (a == "-") print "-"; else printf "%.2f", a / b}')"
+		printf '%-10s %9s %9s %9s %9s\n' "$m" \
+			"$(printf '%s\n' ${rset[$m]} | grep -v '^-$' | median)" \
+			"$(paired "${rset[$m]}" "${rset[untraced]}")" \
+			"$(printf '%s\n' ${rget[$m]} | grep -v '^-$' | median)" \
+			"$(paired "${rget[$m]}" "${rget[untraced]}")"
 	done
+	echo "  heap ÷ floor: SET $(paired "${rset[heap]}" "${rset[floor]}"), GET $(paired "${rget[heap]}" "${rget[floor]}")"
+	echo "  $RROUNDS rounds, medians; ÷: the median of each round's ratio (run.sh's paired)"
 	echo "  heap: memwatch -p PID; floor: empty programs at the same probes;"
 	echo "  sites: --top 10; stacks: --stacks (redis-server has no frame pointers);"
 	echo "  keys: --no-heap --struct keys --insert dbAdd --remove moduleNotifyKeyUnlink;"

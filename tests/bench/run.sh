@@ -41,6 +41,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	: "${BENCH_PAIRS:=10000}" "${BENCH_ROUNDS:=1}" "${BENCH_SCALE:=1000}"
 	: "${BENCH_ALLOC_PAIRS:=20000}" "${BENCH_ALLOC_ROUNDS:=1}"
 	: "${BENCH_CPU_SECONDS:=3}" "${BENCH_REDIS_REQUESTS:=5000}" "${BENCH_READ_ELEMENTS:=100000}"
+	: "${BENCH_REDIS_ROUNDS:=1}"
 fi
 PAIRS=${BENCH_PAIRS:-30000}
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -50,7 +51,9 @@ ROUNDS=${BENCH_ROUNDS:-3}
 APAIRS=${BENCH_ALLOC_PAIRS:-100000}
 AROUNDS=${BENCH_ALLOC_ROUNDS:-5}
 SCALE=${BENCH_SCALE:-"1000 1000000"}
-REDIS_N=${BENCH_REDIS_REQUESTS:-20000}
+# redis: runs of 20,000 requests (half a second) spread by +-25% here
+REDIS_N=${BENCH_REDIS_REQUESTS:-50000}
+RROUNDS=${BENCH_REDIS_ROUNDS:-5}
 LIBDIR=/usr/lib/x86_64-linux-gnu
 MW=build/memwatch
 LOOP=build/bench/pair_loop
@@ -63,6 +66,15 @@ bpf_stats() { echo "$1" > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || true
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"; bpf_stats "$STATS_WAS"' EXIT
 
 median() { sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "-"}'; }
+# paired "A1 A2 ..." "B1 B2 ...": the median of the rounds' A/B, each
+# round's two runs taken seconds apart: a drift of this machine's
+# speed over the whole run (±15% here) cancels in each, where it does not
+# in a ratio of medians
+paired() {
+	paste -d' ' <(printf '%s\n' $1) <(printf '%s\n' $2) |
+		awk '$1 != "-" && $2 != "-" && $2 > 0 {printf "%.4f\n", $1 / $2}' | median |
+		awk '{if ($1 == "-") print "-"; else printf "%.2f", $1}'
+}
 # col FILE NAME: column NAME of the last row of the CSV feed FILE
 col() { awk -F, -v n="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == n) c = i} END {print c ? $c : "-"}' "$1"; }
 
@@ -292,15 +304,16 @@ for f in $families; do
 	printf '%-9s %8s %8s %8s %8s %7s %7s %7s %8s %6s %6s %6s %6s\n' "$f" "${fmed[$f.untraced]}" \
 		"${fmed[$f.memwatch]}" "${fmed[$f.sites]}" "${fmed[$f.floor]}" \
 		"$(ratio "${fmed[$f.memwatch]}" "${fmed[glibc.memwatch]}")" \
-		"$(ratio "${fmed[$f.memwatch]}" "${fmed[$f.floor]}")" \
-		"$(ratio "${fmed[$f.sites]}" "${fmed[$f.floor]}")" \
+		"$(paired "${fruns[$f.memwatch]}" "${fruns[$f.floor]}")" \
+		"$(paired "${fruns[$f.sites]}" "${fruns[$f.floor]}")" \
 		"${fmed[$f.estimate]}" \
 		"$(awk -v e="${fmed[$f.estimate]}" -v m="${fmed[$f.memwatch]}" -v u="${fmed[$f.untraced]}" \
 			'BEGIN {if (e == "-" || m - u <= 0) print "-"; else printf "%.2f", e / (m - u)}')" \
 		"${fmed[$f.bpf]}" "${fmed[$f.sitesbpf]}" "${fmed[$f.floorbpf]}"
 done
 echo "  target: every allocator <= 1.3x glibc's memwatch figure, memwatch <= 1.10x its"
-echo "  floor, sites (--top 10) <= 1.25x; sites÷: sites / floor"
+echo "  floor, sites (--top 10) <= 1.25x; sites÷: sites / floor; ÷floor and sites÷ are"
+echo "  the median of each round's ratio of its two runs (a drift over the run cancels)"
 echo "  estimate: what memwatch's overhead_percent said the probes cost, per pair;"
 echo "  ÷cost: estimate / (memwatch - untraced), the slowdown the loop measured"
 echo "  BPF (sites'): memwatch's allocator programs' own run time per pair, from the"

@@ -2,7 +2,8 @@
 # threads.sh - `make bench`'s section on 8 threads allocating at once,
 # sourced by run.sh (BENCH_ONLY=threads: this section alone): on each
 # allocator, untraced, the floor and heap mode, modes alternated round by
-# round on fresh targets; ns per pair as one thread sees it, medians. The
+# round on fresh targets; ns per pair as one thread sees it, medians (÷floor:
+# the median of each round's ratio, run.sh's paired). The
 # last memwatch run's row says what it counted of the loop's pairs.
 echo
 echo "8 threads at once, $PAIRS pairs each, $AROUNDS rounds (ns per pair as one thread sees it):"
@@ -42,7 +43,7 @@ for f in $tfams; do
 		tm[$m]=$(printf '%s\n' ${truns[$f.$m]} | grep -v '^-$' | median)
 	done
 	printf '%-10s %9s %9s %9s %9s\n' "$f" "${tm[untraced]}" "${tm[floor]}" "${tm[memwatch]}" \
-		"$(awk -v a="${tm[memwatch]}" -v b="${tm[floor]}" 'BEGIN {printf "%.2f", a / b}')"
+		"$(paired "${truns[$f.memwatch]}" "${truns[$f.floor]}")"
 done
 echo "  glibc: $counted"
 echo "  target: memwatch <= 1.10x the floor"
