@@ -153,7 +153,8 @@ $(BUILD)/memwatch: $(USER_OBJS)
 
 $(BUILD)/targets/%: tests/targets/%.c | $(BUILD)/targets
 	$(call msg,CC,$@)
-	$(Q)$(CC) -O0 -g -fno-builtin -Wall -Wno-alloc-size-larger-than -Wno-use-after-free -pthread $< -o $@
+	$(Q)$(CC) -O0 -g -fno-builtin -Wall -Wno-alloc-size-larger-than -Wno-use-after-free -pthread \
+		-Iinclude $< -o $@
 
 $(BUILD)/targets/%: tests/targets/%.cpp | $(BUILD)/targets
 	$(call msg,CXX,$@)
@@ -208,7 +209,9 @@ $(BUILD)/targets/alloc_mimalloc: FAMILY := -DFAMILY_MIMALLOC -lmimalloc
 $(FAMILY_TARGETS): tests/targets/alloc_script.c | $(BUILD)/targets
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O0 -g -fno-builtin -Wall -Wno-alloc-size-larger-than \
-		-Wno-use-after-free -pthread $< $(FAMILY) -o $@
+		-Wno-use-after-free -pthread -Iinclude $< $(FAMILY) -o $@
+# the packing computes where the live table starts a search
+$(BUILD)/targets/alloc_script $(FAMILY_TARGETS): include/memwatch.h
 
 $(BUILD)/targets/cxx_jemalloc: tests/targets/cxx_new.cpp | $(BUILD)/targets
 	$(call msg,CXX,$@)

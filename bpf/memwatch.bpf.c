@@ -602,13 +602,10 @@ static __always_inline __u32 live_step(__u32 i, __s32 d)
 	return (i & MW_LIVE_SPILL) | ((i + (__u32)d) & ~MW_LIVE_SPILL);
 }
 
-/* Where @key's search starts in the main part: its place in its group of
- * addresses, in the region the group's hash picks. */
+/* Where @key's search starts in the main part (MW_LIVE_HOME). */
 static __always_inline __u32 live_home(__u64 key)
 {
-	__u32 region = (__u32)(((key >> MW_LIVE_GROUP_SHIFT) * MW_LIVE_HASH) >> live_shift);
-
-	return (region & ~(MW_LIVE_REGION - 1)) | ((__u32)(key >> 3) & (MW_LIVE_REGION - 1));
+	return MW_LIVE_HOME(key, live_shift);
 }
 
 /* Where it starts in the spill part: its hash. */
@@ -729,7 +726,7 @@ static __always_inline struct mw_live *live_find(__u64 key, __u32 *i)
 	return *i != MW_LIVE_NONE ? live_entry(*i) : NULL;
 }
 
-/* Whether entries @n - 1 down to 0 past @key's hash are all in use
+/* Whether entries @n - 1 down to 0 past @home are all in use
  * (bpf_loop's state): read in that order, each after the one past it was
  * seen in use, so that an entry found in use then cannot have been made
  * never-used since (live_clear reads the entry past it), where reading
@@ -826,7 +823,7 @@ static __always_inline bool live_free(__u32 i, __u64 key)
  * key already there is found (in the spill part too once its region
  * spilled); the first freed entry on the way is reused, else the end.
  * The main part first; the spill part when it has no room, the region's
- * bit set before. A global function, verified once (as live_free).
+ * bit set before. Inline or a global function (live_add).
  */
 static __always_inline int live_add_here(__u64 key, const struct mw_block *blk, __u32 *at)
 {
@@ -938,10 +935,10 @@ static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
 }
 
 /* Takes @addr out of the table into @out; returns false if untracked
- * (or another thread's free of it took it first). A global function:
- * verified once, not at each of its callers (inlined, the table's search
- * and free took alloc_enter and alloc_session with structures and
- * --stacks past the verifier's million instructions). */
+ * (or another thread's free of it took it first). Inline or a global
+ * function (block_take): inlined at each of its callers with structures
+ * and --stacks, the table's search and free took alloc_enter and
+ * alloc_session past the verifier's million instructions. */
 static __always_inline bool block_take_here(__u32 slot, __u64 addr, struct mw_block *out)
 {
 	__u64 key = MW_BLOCK_KEY(slot, addr);

@@ -386,6 +386,19 @@ struct mw_block {
 							 * for each 8 bytes */
 #define MW_LIVE_SPILL		(1u << 31)	/* an index into the spill part */
 
+/* Where @key's search starts in a main part of 2^(64 - @shift) entries:
+ * the region of 64 that its group's hash picks, at the key's 8-byte
+ * offset in its group turned round by that hash (bits below the
+ * region's), so that blocks at one offset of many groups (512-byte
+ * aligned ones) do not all start at one entry of their regions, while a
+ * group's blocks stay neighbours. (The test target that packs blocks
+ * computes it too.) */
+#define MW_LIVE_GROUP_HASH(key)	(((__u64)(key) >> MW_LIVE_GROUP_SHIFT) * MW_LIVE_HASH)
+#define MW_LIVE_HOME(key, shift)						\
+	(((__u32)(MW_LIVE_GROUP_HASH(key) >> (shift)) & ~(MW_LIVE_REGION - 1)) |	\
+	 (((__u32)((__u64)(key) >> 3) + (__u32)(MW_LIVE_GROUP_HASH(key) >> 26)) &	\
+	  (MW_LIVE_REGION - 1)))
+
 struct mw_live {
 	__u64 key;		/* MW_BLOCK_KEY; 0: never used; MW_LIVE_GONE: freed;
 				 * MW_LIVE_CLEARING: freed, a moment */

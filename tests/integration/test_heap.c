@@ -100,9 +100,10 @@ Test(heap, churn__freed_entries_cleared_not_kept, .timeout = 120)
  * region its hash picks. A table of one region (--max-live-blocks 51: 64
  * entries and 16 in the spill part) and jemalloc's blocks of 8 bytes
  * placed by the target: 34 at the first offsets of one group, then 17 at
- * the first offsets of another, whose first keys then find no room
- * within 32 entries of where their search starts and go to the spill
- * part. Every block is counted, none lost to a full table, each free
+ * the first offsets of another whose search starts at most 2 entries
+ * past the first's (the offset turned round by the group's hash:
+ * MW_LIVE_HOME), whose first keys then find no room within 32 entries of
+ * where their search starts and go to the spill part. Every block is counted, none lost to a full table, each free
  * finds its block (untracked 0), and the spills map shows its bit.
  */
 Test(heap, packed_tiny_blocks__spilled_and_exact, .timeout = 120)

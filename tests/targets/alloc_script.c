@@ -22,7 +22,9 @@
  * With "pack" (jemalloc: blocks of 8 bytes, its cache hands the last freed
  * first), before it says ready it allocates blocks of 8 bytes and frees
  * back 34 at byte offsets 0-263 of one 512-byte group of addresses and
- * then 17 at offsets 0-135 of another: "dense pack" gets them, the first
+ * then 17 at offsets 0-135 of another whose search in a live table of 64
+ * entries (--max-live-blocks 51) starts at most 2 entries past the
+ * first's (MW_LIVE_HOME, slot 0): "dense pack" gets them, the first
  * group's first, and says whether it got those (placed=1).
  */
 #define _GNU_SOURCE
@@ -38,6 +40,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "memwatch.h"
 #include "say.h"
 
 #if defined(FAMILY_JEMALLOC)
@@ -212,7 +215,8 @@ static void dense(long n)
 
 #define PACK_A	34
 #define PACK_B	17
-#define PACK_POOL	4096
+#define PACK_POOL	16384	/* 256 groups: one a B nearly surely */
+#define PACK_SHIFT	58	/* a table of 64 entries */
 static void *pack_pool[PACK_POOL];
 static void *packed[PACK_A + PACK_B];
 static int npacked;
@@ -225,14 +229,15 @@ static int by_address(const void *a, const void *b)
 }
 
 /* The index in the sorted pool of a 512-byte group whose first @n blocks
- * of 8 bytes are all there, from @from on; -1 if none. */
-static int pack_group(int from, int n)
+ * of 8 bytes are all there, from @from on, whose search starts @near to
+ * @near + 2 entries on in a table of 64 (any if @near < 0); -1 if none. */
+static int pack_group(int from, int n, int near)
 {
 	for (int i = from; i + n <= PACK_POOL; i++) {
 		uintptr_t a = (uintptr_t)pack_pool[i];
 		int k = 1;
 
-		if (a & 511)
+		if ((a & 511) || (near >= 0 && ((MW_LIVE_HOME(a, PACK_SHIFT) - near) & 63) > 2))
 			continue;
 		while (k < n && (uintptr_t)pack_pool[i + k] == a + 8u * k)
 			k++;
@@ -251,8 +256,9 @@ static void pack_prepare(void)
 	for (int i = 0; i < PACK_POOL; i++)
 		pack_pool[i] = malloc(8);
 	qsort(pack_pool, PACK_POOL, sizeof(pack_pool[0]), by_address);
-	a = pack_group(0, PACK_A);
-	b = a < 0 ? -1 : pack_group(a + 512, PACK_B);	/* 4 KiB on at least */
+	a = pack_group(0, PACK_A, -1);
+	b = a < 0 ? -1 : pack_group(a + 512, PACK_B,	/* 4 KiB on at least */
+				    (int)MW_LIVE_HOME((uintptr_t)pack_pool[a], PACK_SHIFT));
 	if (b < 0)
 		return;		/* "dense pack" says placed=0 */
 	for (int k = 0; k < PACK_B; k++)
