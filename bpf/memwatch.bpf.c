@@ -263,34 +263,39 @@ static __always_inline const struct mw_place *place_of(__u64 cookie)
 	return i ? bpf_map_lookup_elem(&places, &i) : NULL;
 }
 
-/* Register @r of @ctx. Read with a helper: a load from ctx at an offset
- * chosen at run time is refused by the verifier, and the compiler would
- * otherwise merge these loads into one. */
+/* Register @r of @ctx. Each case loads at its own constant offset, which
+ * the verifier checks as a read of the context; written as asm because
+ * the compiler would otherwise merge the cases' loads into one at an
+ * offset chosen at run time, which the verifier refuses. */
+#define CTX_LOAD(ctx, field)						\
+({									\
+	__u64 __v;							\
+	asm volatile("%0 = *(u64 *)(%1 + %2)"				\
+		     : "=r"(__v)					\
+		     : "r"(ctx), "i"(offsetof(struct pt_regs, field)));	\
+	__v;								\
+})
+
 static __always_inline __u64 reg_of(struct pt_regs *ctx, __u32 r)
 {
-	__u64 v = 0;
-	__u32 off;
-
 	switch (r) {
-	case MW_REG_DI:		off = offsetof(struct pt_regs, di); break;
-	case MW_REG_SI:		off = offsetof(struct pt_regs, si); break;
-	case MW_REG_DX:		off = offsetof(struct pt_regs, dx); break;
-	case MW_REG_CX:		off = offsetof(struct pt_regs, cx); break;
-	case MW_REG_R8:		off = offsetof(struct pt_regs, r8); break;
-	case MW_REG_R9:		off = offsetof(struct pt_regs, r9); break;
-	case MW_REG_AX:		off = offsetof(struct pt_regs, ax); break;
-	case MW_REG_BX:		off = offsetof(struct pt_regs, bx); break;
-	case MW_REG_BP:		off = offsetof(struct pt_regs, bp); break;
-	case MW_REG_R10:	off = offsetof(struct pt_regs, r10); break;
-	case MW_REG_R11:	off = offsetof(struct pt_regs, r11); break;
-	case MW_REG_R12:	off = offsetof(struct pt_regs, r12); break;
-	case MW_REG_R13:	off = offsetof(struct pt_regs, r13); break;
-	case MW_REG_R14:	off = offsetof(struct pt_regs, r14); break;
-	case MW_REG_R15:	off = offsetof(struct pt_regs, r15); break;
+	case MW_REG_DI:		return CTX_LOAD(ctx, di);
+	case MW_REG_SI:		return CTX_LOAD(ctx, si);
+	case MW_REG_DX:		return CTX_LOAD(ctx, dx);
+	case MW_REG_CX:		return CTX_LOAD(ctx, cx);
+	case MW_REG_R8:		return CTX_LOAD(ctx, r8);
+	case MW_REG_R9:		return CTX_LOAD(ctx, r9);
+	case MW_REG_AX:		return CTX_LOAD(ctx, ax);
+	case MW_REG_BX:		return CTX_LOAD(ctx, bx);
+	case MW_REG_BP:		return CTX_LOAD(ctx, bp);
+	case MW_REG_R10:	return CTX_LOAD(ctx, r10);
+	case MW_REG_R11:	return CTX_LOAD(ctx, r11);
+	case MW_REG_R12:	return CTX_LOAD(ctx, r12);
+	case MW_REG_R13:	return CTX_LOAD(ctx, r13);
+	case MW_REG_R14:	return CTX_LOAD(ctx, r14);
+	case MW_REG_R15:	return CTX_LOAD(ctx, r15);
 	default:		return 0;
 	}
-	bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + off);
-	return v;
 }
 
 /* The stack pointer at the function's entry: its return address on top. */
