@@ -1542,6 +1542,17 @@ static __always_inline enum entry_do alloc_call(struct pt_regs *ctx, __u64 cooki
 	return ENTRY_OPEN;
 }
 
+/* free with no return probe (not paired): its block gone, at its entry,
+ * with no call record; the thread's scopes that ended are closed first */
+static __always_inline void plain_free(__u32 slot, __u64 addr, __u64 sp)
+{
+	struct mw_thread *t;
+
+	if (have_structs && (t = thread(false)) && t->nscopes)
+		prune_scopes(t, sp, slot);
+	block_free(slot, addr, sp);
+}
+
 /*
  * An allocator entry point's entry: opens the thread's call, to be closed
  * by its return; MW_NO_RETURN when the return does not matter. free
@@ -1553,13 +1564,10 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 	__u32 slot = MW_COOKIE_SLOT(cookie);
 	__u64 sp = entry_sp(ctx, pl);
 	struct call_at at;
-	struct mw_thread *t;
 	bool was_open;
 
 	if (MW_ALLOC_OP(cookie) == MW_OP_FREE && !(cookie & MW_ALLOC_PAIRED)) {
-		if (have_structs && (t = thread(false)) && t->nscopes)
-			prune_scopes(t, sp, slot);
-		block_free(slot, entry_arg(ctx, pl, mw_op_args[MW_OP_FREE].old), sp);
+		plain_free(slot, entry_arg(ctx, pl, mw_op_args[MW_OP_FREE].old), sp);
 		return MW_NO_RETURN;
 	}
 	if (!call_hold(bpf_get_current_pid_tgid(), &at)) {
@@ -1606,13 +1614,8 @@ int alloc_enter(struct pt_regs *ctx)
 SEC("uprobe")
 int free_enter(struct pt_regs *ctx)
 {
-	__u64 sp = PT_REGS_SP(ctx);
-	struct mw_thread *t;
-
 	count(0, MW_C_HITS + MW_HIT_EMULATED, 1);
-	if (have_structs && (t = thread(false)) && t->nscopes)
-		prune_scopes(t, sp, 0);
-	block_free(0, PT_REGS_PARM1(ctx), sp);
+	plain_free(0, PT_REGS_PARM1(ctx), PT_REGS_SP(ctx));
 	return 0;
 }
 
