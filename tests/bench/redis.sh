@@ -4,11 +4,15 @@
 # untraced and under each mode, modes alternated round by round
 # (BENCH_ONLY=redis: this section alone).
 
-# redis_measure MODE: SET and GET requests per second into RSET, RGET
+# redis_measure MODE [stats]: SET and GET requests per second into RSET,
+# RGET; with stats, the allocator programs' run time a request (both
+# tests) into RBPF, from the kernel's BPF statistics, on for that run only
+# (they cost each program run two clock reads: not in the rounds' runs)
 redis_measure() {
-	local port=$((20000 + RANDOM % 10000)) pid lib
+	local port=$((20000 + RANDOM % 10000)) pid lib b0 b1
 	RSET=-
 	RGET=-
+	RBPF=-
 	redis-server --port "$port" --save '' --appendonly no >/dev/null 2>&1 &
 	pid=$!
 	for _ in $(seq 50); do
@@ -47,13 +51,23 @@ redis_measure() {
 			wait_for "$TMP/r.out" timestamp 30 "$TRACER"
 		fi || { stop_tracer; kill "$pid"; wait "$pid" 2>/dev/null; return; }
 	fi
+	[ "${2:-}" = stats ] && bpf_stats 1
+	b0=$(bpf_run_ns)
 	out=$(redis-benchmark -p "$port" -t set,get -n "$REDIS_N" -c 8 -d 64 -r 100000 -q 2>/dev/null | tr '\r' '\n')
+	b1=$(bpf_run_ns)
+	bpf_stats "$STATS_WAS"
+	[ "${2:-}" = stats ] &&
+		RBPF=$(awk -v a="$b0" -v b="$b1" -v n="$REDIS_N" 'BEGIN {
+			split(a, x, " "); split(b, y, " ");
+			if (y[2] > x[2]) printf "%.0f", (y[1] - x[1]) / (2 * n); else print "-" }')
 	RSET=$(echo "$out" | sed -n 's/^SET: \([0-9.]*\) requests per second.*/\1/p' | cut -d. -f1)
 	RGET=$(echo "$out" | sed -n 's/^GET: \([0-9.]*\) requests per second.*/\1/p' | cut -d. -f1)
 	stop_tracer
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
-	progress redis "$1" "SET ${RSET:--}/s GET ${RGET:--}/s"
+	local also=
+	[ "$RBPF" = - ] || also=", $RBPF ns of BPF a request"
+	progress redis "$1" "SET ${RSET:--}/s GET ${RGET:--}/s$also"
 }
 
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
@@ -61,12 +75,20 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
 	echo "redis: redis-benchmark -t set,get -n $REDIS_N -c 8 -d 64 -r 100000 (requests/s):"
 	rmodes="untraced heap floor sites stacks keys keys-floor"
 	command -v bpftrace >/dev/null && rmodes="$rmodes bpftrace"
-	declare -A rset rget
+	declare -A rset rget rbpf
 	for r in $(seq "$RROUNDS"); do
-		for m in $rmodes; do
+		for m in $(in_turn "$r" $rmodes); do
 			redis_measure "$m"
 			rset[$m]="${rset[$m]:-} ${RSET:--}"
 			rget[$m]="${rget[$m]:-} ${RGET:--}"
+		done
+	done
+	# the BPF programs' own time, in runs of their own
+	for m in heap sites floor; do
+		for r in $(seq "$RROUNDS"); do
+			[ "$r" -gt 3 ] && break
+			redis_measure "$m" stats
+			rbpf[$m]="${rbpf[$m]:-} $RBPF"
 		done
 	done
 	printf '%-10s %9s %9s %9s %9s\n' mode SET "÷untraced" GET "÷untraced"
@@ -78,6 +100,11 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
 			"$(paired "${rget[$m]}" "${rget[untraced]}")"
 	done
 	echo "  heap ÷ floor: SET $(paired "${rset[heap]}" "${rset[floor]}"), GET $(paired "${rget[heap]}" "${rget[floor]}")"
+	echo "  BPF a request (SET and GET, medians): heap $(printf '%s\n' ${rbpf[heap]} | grep -v '^-$' | median) ns," \
+		"sites $(printf '%s\n' ${rbpf[sites]} | grep -v '^-$' | median) ns," \
+		"floor $(printf '%s\n' ${rbpf[floor]} | grep -v '^-$' | median) ns;"
+	echo "  from the kernel's BPF statistics, in runs of their own (up to 3 a mode): floor's is"
+	echo "  what they count of empty programs, their own clock reads"
 	echo "  $RROUNDS rounds, medians; ÷: the median of each round's ratio (run.sh's paired)"
 	echo "  heap: memwatch -p PID; floor: empty programs at the same probes;"
 	echo "  sites: --top 10; stacks: --stacks (redis-server has no frame pointers);"

@@ -75,6 +75,18 @@ paired() {
 		awk '$1 != "-" && $2 != "-" && $2 > 0 {printf "%.4f\n", $1 / $2}' | median |
 		awk '{if ($1 == "-") print "-"; else printf "%.2f", $1}'
 }
+# in_turn ROUND WORD...: the words (modes) in order in odd rounds and in
+# reverse in even ones, so that a drift within a round (seconds) falls on
+# each mode's side as often as on the other's in the paired ratios
+in_turn() {
+	local r=$1
+	shift
+	if [ $((r % 2)) = 1 ]; then
+		echo "$@"
+	else
+		printf '%s\n' "$@" | tac | tr '\n' ' '
+	fi
+}
 # col FILE NAME: column NAME of the last row of the CSV feed FILE
 col() { awk -F, -v n="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == n) c = i} END {print c ? $c : "-"}' "$1"; }
 
@@ -281,7 +293,7 @@ declare -A fruns
 for r in $(seq "$AROUNDS"); do
 	for f in $families; do
 		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
-		for m in $fmodes; do
+		for m in $(in_turn "$r" $fmodes); do
 			measure_family "$f" "$m"
 			fruns[$f.$m]="${fruns[$f.$m]:-} $MEASURED"
 			[ "$m" = memwatch ] && fruns[$f.estimate]="${fruns[$f.estimate]:-} $ESTIMATED"

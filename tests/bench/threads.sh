@@ -14,7 +14,7 @@ counted=
 for r in $(seq "$AROUNDS"); do
 	for f in $tfams; do
 		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
-		for m in $tmodes; do
+		for m in $(in_turn "$r" $tmodes); do
 			start_loop "$PAIRS" 8 "$LOOP" "$(fam_preload "$f")"
 			if tracer "$m" "$LOOPP_PID"; then
 				ask go
