@@ -1619,6 +1619,20 @@ int free_enter(struct pt_regs *ctx)
 	return 0;
 }
 
+/*
+ * malloc at an instruction whose state is the entry's, emulated, in a
+ * session of one process: alloc_enter with the cookie that every such
+ * probe has (slot 0, no flags), a constant here, so that it reads none
+ * (a helper call a malloc less). attach.c sends only such probes here.
+ */
+SEC("uprobe")
+int malloc_enter(struct pt_regs *ctx)
+{
+	count2(0, MW_C_HITS + MW_HIT_EMULATED, 1, MW_C_HITS + MW_HIT_RETURN, 1);
+	alloc_entry(ctx, MW_ALLOC_COOKIE(MW_OP_MALLOC));
+	return 0;
+}
+
 static __always_inline void realloc_return(struct mw_call *c, __u64 ret)
 {
 	__u64 key = MW_BLOCK_KEY(c->slot, c->old);

@@ -232,14 +232,15 @@ estimate_ns() {
 
 # bpf_run_ns: the run time and runs, summed, of memwatch's allocator
 # programs (the kernel's statistics: bpftool prog show), "NS RUNS": every
-# program an allocator probe runs, free's own (free_enter) with the rest
+# program an allocator probe runs, free's and malloc's own (free_enter, malloc_enter) with the rest
 bpf_run_ns() {
 	bpftool prog show --json 2>/dev/null | python3 -c '
 import json, sys
 ns = cnt = 0
 for p in json.load(sys.stdin):
     if p.get("name") in ("alloc_enter", "alloc_return", "alloc_session",
-                         "free_enter", "floor_enter", "floor_return"):
+                         "free_enter", "malloc_enter", "floor_enter",
+                         "floor_return"):
         ns += p.get("run_time_ns", 0)
         cnt += p.get("run_cnt", 0)
 print(ns, cnt)' 2>/dev/null || echo "0 0"

@@ -10,8 +10,8 @@
  * memwatch dies, the kernel removes every probe. Entry points that throw
  * are attached as uprobe sessions (Linux 6.12+): one program runs at the
  * entry and at the return, and the entry may decline the return. In a
- * session of one process, free's probes go to a program of their own,
- * which needs no cookie (plain_free).
+ * session of one process, free's and malloc's probes go to programs of
+ * their own, which read no cookie (plain_set).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,7 +50,8 @@ void attach__prepare(struct memwatch_bpf *skel)
 {
 	struct bpf_program *progs[] = {
 		skel->progs.alloc_enter, skel->progs.alloc_return,
-		skel->progs.free_enter, skel->progs.struct_enter, skel->progs.struct_return,
+		skel->progs.free_enter, skel->progs.malloc_enter,
+		skel->progs.struct_enter, skel->progs.struct_return,
 		skel->progs.struct_exit, skel->progs.unwind_handler,
 		skel->progs.root_drop, skel->progs.thread_exit,
 		skel->progs.floor_enter, skel->progs.floor_return,
@@ -228,19 +229,33 @@ static bool is_session(enum mw_prog prog, bool floor)
 	return prog == MW_PROG_ALLOC_SESSION && !floor;
 }
 
+/* The links a group's probes are split in, in the order they are made */
+enum plain_set {
+	SET_FREE,	/* plain frees: free_enter */
+	SET_MALLOC,	/* plain mallocs: malloc_enter */
+	SET_REST,	/* the group's own program */
+	SET__COUNT,
+};
+
 /*
- * Whether a probe with @cookie (as placed) goes to free_enter: free, with
- * no return probe, at an instruction whose state is the entry's (place 0)
- * that the kernel emulates, in a session that watches one process in
- * slot 0 (rodata's solo). That program reads no cookie: everything it
- * would say is known there.
+ * Which link a probe with @cookie (as placed) goes in. free_enter: free
+ * with no return probe; malloc_enter: an entry point whose cookie says
+ * malloc and nothing more. Both only at an instruction whose state is
+ * the entry's (place 0) that the kernel emulates, in a session that
+ * watches one process in slot 0 (rodata's solo): those programs read no
+ * cookie, and everything it would say is known there.
  */
-static bool plain_free(const struct memwatch_bpf *skel, enum mw_prog prog, bool ret,
-		       bool floor, __u64 cookie)
+static enum plain_set plain_set(const struct memwatch_bpf *skel, enum mw_prog prog, bool ret,
+				bool floor, __u64 cookie)
 {
-	return skel->rodata->solo && !floor && !ret && prog == MW_PROG_ALLOC &&
-	       MW_ALLOC_OP(cookie) == MW_OP_FREE && !(cookie & MW_ALLOC_PAIRED) &&
-	       !MW_COOKIE_PLACE(cookie) && !(cookie & MW_COOKIE_STEPPED);
+	if (!skel->rodata->solo || floor || ret || prog != MW_PROG_ALLOC ||
+	    MW_COOKIE_PLACE(cookie) || (cookie & MW_COOKIE_STEPPED))
+		return SET_REST;
+	if (MW_ALLOC_OP(cookie) == MW_OP_FREE && !(cookie & MW_ALLOC_PAIRED))
+		return SET_FREE;
+	if (cookie == MW_ALLOC_COOKIE(MW_OP_MALLOC))
+		return SET_MALLOC;
+	return SET_REST;
 }
 
 /* The offsets and cookies of one link to be made. */
@@ -289,19 +304,19 @@ static int link_set(const struct link_set *set, struct bpf_program *bpf_prog, pi
 }
 
 /* The links of every probe of @tab in @path for @prog that holds @what
- * (their return probes if @ret): one, and one more for the plain frees.
+ * (their return probes if @ret): one, and one each for the plain frees and mallocs.
  * 0 if there were none or all attached, -1 after a message. */
 static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t pid, __u32 slot,
 			const struct mw_probe_table *tab, const char *path,
 			enum mw_prog prog, int what, bool ret, bool floor, struct mw_links *l)
 {
-	struct link_set sets[2] = { { 0 } };	/* the rest, plain frees */
+	struct link_set sets[SET__COUNT] = { { 0 } };
 	bool session = is_session(prog, floor);
 	int err = -1;
 
 	if (session && ret)
 		return 0;	/* the entry's link has the returns */
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < SET__COUNT; k++) {
 		sets[k].offsets = calloc(tab->n, sizeof(*sets[k].offsets));
 		sets[k].cookies = calloc(tab->n, sizeof(*sets[k].cookies));
 		if (!sets[k].offsets || !sets[k].cookies) {
@@ -319,7 +334,7 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 			continue;
 		if (placed(skel, pls, p, l, &offset, &cookie))
 			goto out;
-		set = &sets[slot == 0 && plain_free(skel, prog, ret, floor, cookie)];
+		set = &sets[slot == 0 ? plain_set(skel, prog, ret, floor, cookie) : SET_REST];
 		set->offsets[set->cnt] = offset;
 		set->cookies[set->cnt++] = MW_COOKIE_WITH_SLOT(cookie, slot);
 	}
@@ -327,11 +342,13 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 	 * first, and a free unseen while its block's malloc is still seen
 	 * leaves the block in the table, found again at the next malloc of
 	 * its address (unpaired) */
-	if (!link_set(&sets[1], skel->progs.free_enter, pid, path, what, false, false, l) &&
-	    !link_set(&sets[0], program(skel, prog, ret, floor), pid, path, what, ret, session, l))
+	if (!link_set(&sets[SET_FREE], skel->progs.free_enter, pid, path, what, false, false, l) &&
+	    !link_set(&sets[SET_MALLOC], skel->progs.malloc_enter, pid, path, what, false, false, l) &&
+	    !link_set(&sets[SET_REST], program(skel, prog, ret, floor), pid, path, what, ret,
+		      session, l))
 		err = 0;
 out:
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < SET__COUNT; k++) {
 		free(sets[k].offsets);
 		free(sets[k].cookies);
 	}
