@@ -35,15 +35,16 @@ for r in $(seq "$AROUNDS"); do
 		done
 	done
 done
-printf '%-10s %9s %9s %9s %9s\n' allocator untraced floor memwatch "÷floor"
+printf '%-10s %9s %9s %9s %9s %9s\n' allocator untraced floor memwatch "÷floor" "best÷"
 for f in $tfams; do
 	[ -z "${truns[$f.memwatch]:-}" ] && continue
 	declare -A tm=()
 	for m in $tmodes; do
 		tm[$m]=$(printf '%s\n' ${truns[$f.$m]} | grep -v '^-$' | median)
 	done
-	printf '%-10s %9s %9s %9s %9s\n' "$f" "${tm[untraced]}" "${tm[floor]}" "${tm[memwatch]}" \
-		"$(paired "${truns[$f.memwatch]}" "${truns[$f.floor]}")"
+	printf '%-10s %9s %9s %9s %9s %9s\n' "$f" "${tm[untraced]}" "${tm[floor]}" "${tm[memwatch]}" \
+		"$(paired "${truns[$f.memwatch]}" "${truns[$f.floor]}")" \
+		"$(best "${truns[$f.memwatch]}" "${truns[$f.floor]}")"
 done
 echo "  glibc: $counted"
-echo "  target: memwatch <= 1.10x the floor"
+echo "  target: memwatch <= 1.10x the floor; best÷: the fastest runs' ratio"
