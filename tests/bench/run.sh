@@ -321,16 +321,17 @@ for f in $families; do
 	done
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || !b) print "-"; else printf "%.2f", a / b}'; }
-printf '%-9s %8s %8s %8s %8s %7s %7s %6s %7s %8s %6s %6s %6s %6s\n' allocator untraced memwatch sites floor \
-	"÷glibc" "÷floor" "best÷" "sites÷" estimate "÷cost" "BPF" "sites'" "floor's"
+printf '%-9s %8s %8s %8s %8s %7s %7s %6s %7s %6s %8s %6s %6s %6s %6s\n' allocator untraced memwatch sites floor \
+	"÷glibc" "÷floor" "best÷" "sites÷" "best÷" estimate "÷cost" "BPF" "sites'" "floor's"
 for f in $families; do
 	[ -z "${fruns[$f.memwatch]:-}" ] && continue
-	printf '%-9s %8s %8s %8s %8s %7s %7s %6s %7s %8s %6s %6s %6s %6s\n' "$f" "${fmed[$f.untraced]}" \
+	printf '%-9s %8s %8s %8s %8s %7s %7s %6s %7s %6s %8s %6s %6s %6s %6s\n' "$f" "${fmed[$f.untraced]}" \
 		"${fmed[$f.memwatch]}" "${fmed[$f.sites]}" "${fmed[$f.floor]}" \
 		"$(ratio "${fmed[$f.memwatch]}" "${fmed[glibc.memwatch]}")" \
 		"$(paired "${fruns[$f.memwatch]}" "${fruns[$f.floor]}")" \
 		"$(best "${fruns[$f.memwatch]}" "${fruns[$f.floor]}")" \
 		"$(paired "${fruns[$f.sites]}" "${fruns[$f.floor]}")" \
+		"$(best "${fruns[$f.sites]}" "${fruns[$f.floor]}")" \
 		"${fmed[$f.estimate]}" \
 		"$(awk -v e="${fmed[$f.estimate]}" -v m="${fmed[$f.memwatch]}" -v u="${fmed[$f.untraced]}" \
 			'BEGIN {if (e == "-" || m - u <= 0) print "-"; else printf "%.2f", e / (m - u)}')" \
@@ -339,7 +340,7 @@ done
 echo "  target: every allocator <= 1.3x glibc's memwatch figure, memwatch <= 1.10x its"
 echo "  floor, sites (--top 10) <= 1.25x; sites÷: sites / floor; ÷floor and sites÷ are"
 echo "  the median of each round's ratio of its two runs (a drift over the run cancels);"
-echo "  best÷: memwatch's fastest run over the floor's (slow spells only add time)"
+echo "  best÷: memwatch's (sites') fastest run over the floor's (slow spells only add time)"
 echo "  estimate: what memwatch's overhead_percent said the probes cost, per pair;"
 echo "  ÷cost: estimate / (memwatch - untraced), the slowdown the loop measured"
 echo "  BPF (sites'): memwatch's allocator programs' own run time per pair, from the"
