@@ -229,7 +229,7 @@ static bool is_session(enum mw_prog prog, bool floor)
 	return prog == MW_PROG_ALLOC_SESSION && !floor;
 }
 
-/* The links a group's probes are split in, in the order they are made */
+/* The links a group's probes are split in (made frees, rest, mallocs) */
 enum plain_set {
 	SET_FREE,	/* plain frees: free_enter */
 	SET_MALLOC,	/* plain mallocs: malloc_enter */
@@ -338,14 +338,15 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 		set->offsets[set->cnt] = offset;
 		set->cookies[set->cnt++] = MW_COOKIE_WITH_SLOT(cookie, slot);
 	}
-	/* the frees' link before the rest: attach__close closes the newest
-	 * first, and a free unseen while its block's malloc is still seen
-	 * leaves the block in the table, found again at the next malloc of
-	 * its address (unpaired) */
+	/* plain frees' link first and plain mallocs' last: attach__close
+	 * closes the newest first, and a free unseen while its block's
+	 * malloc is still seen leaves the block in the table, found again at
+	 * the next malloc of its address (unpaired); so does a realloc or a
+	 * sized free, in the rest */
 	if (!link_set(&sets[SET_FREE], skel->progs.free_enter, pid, path, what, false, false, l) &&
-	    !link_set(&sets[SET_MALLOC], skel->progs.malloc_enter, pid, path, what, false, false, l) &&
 	    !link_set(&sets[SET_REST], program(skel, prog, ret, floor), pid, path, what, ret,
-		      session, l))
+		      session, l) &&
+	    !link_set(&sets[SET_MALLOC], skel->progs.malloc_enter, pid, path, what, false, false, l))
 		err = 0;
 out:
 	for (int k = 0; k < SET__COUNT; k++) {
