@@ -40,7 +40,7 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 for m in $call_modes; do
-	printf '%-14s %8s  %s\n' "$m" "$(printf '%s\n' ${cruns[$m]} | grep -v '^-$' | median)" "${cruns[$m]}"
+	printf '%-14s %8s  %s\n' "$m" "$(runs_median "${cruns[$m]}")" "${cruns[$m]}"
 done
 echo "  entry: --no-heap, the entry probe alone; entry-unwinding: the same where"
 echo "  the target maps an unwinder (the call's scope is kept, so that an"

@@ -51,15 +51,18 @@ redis_measure() {
 			wait_for "$TMP/r.out" timestamp 30 "$TRACER"
 		fi || { stop_tracer; kill "$pid"; wait "$pid" 2>/dev/null; return; }
 	fi
-	[ "${2:-}" = stats ] && bpf_stats 1
-	b0=$(bpf_run_ns)
+	if [ "${2:-}" = stats ]; then
+		bpf_stats 1
+		b0=$(bpf_run_ns)
+	fi
 	out=$(redis-benchmark -p "$port" -t set,get -n "$REDIS_N" -c 8 -d 64 -r 100000 -q 2>/dev/null | tr '\r' '\n')
-	b1=$(bpf_run_ns)
-	bpf_stats "$STATS_WAS"
-	[ "${2:-}" = stats ] &&
+	if [ "${2:-}" = stats ]; then
+		b1=$(bpf_run_ns)
+		bpf_stats "$STATS_WAS"
 		RBPF=$(awk -v a="$b0" -v b="$b1" -v n="$REDIS_N" 'BEGIN {
 			split(a, x, " "); split(b, y, " ");
 			if (y[2] > x[2]) printf "%.0f", (y[1] - x[1]) / (2 * n); else print "-" }')
+	fi
 	RSET=$(echo "$out" | sed -n 's/^SET: \([0-9.]*\) requests per second.*/\1/p' | cut -d. -f1)
 	RGET=$(echo "$out" | sed -n 's/^GET: \([0-9.]*\) requests per second.*/\1/p' | cut -d. -f1)
 	stop_tracer
@@ -94,15 +97,14 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
 	printf '%-10s %9s %9s %9s %9s\n' mode SET "÷untraced" GET "÷untraced"
 	for m in $rmodes; do
 		printf '%-10s %9s %9s %9s %9s\n' "$m" \
-			"$(printf '%s\n' ${rset[$m]} | grep -v '^-$' | median)" \
+			"$(runs_median "${rset[$m]}")" \
 			"$(paired "${rset[$m]}" "${rset[untraced]}")" \
-			"$(printf '%s\n' ${rget[$m]} | grep -v '^-$' | median)" \
+			"$(runs_median "${rget[$m]}")" \
 			"$(paired "${rget[$m]}" "${rget[untraced]}")"
 	done
 	echo "  heap ÷ floor: SET $(paired "${rset[heap]}" "${rset[floor]}"), GET $(paired "${rget[heap]}" "${rget[floor]}")"
-	echo "  BPF a request (SET and GET, medians): heap $(printf '%s\n' ${rbpf[heap]} | grep -v '^-$' | median) ns," \
-		"sites $(printf '%s\n' ${rbpf[sites]} | grep -v '^-$' | median) ns," \
-		"floor $(printf '%s\n' ${rbpf[floor]} | grep -v '^-$' | median) ns;"
+	echo "  BPF a request (SET and GET, medians): heap $(runs_median "${rbpf[heap]}") ns," \
+		"sites $(runs_median "${rbpf[sites]}") ns, floor $(runs_median "${rbpf[floor]}") ns;"
 	echo "  from the kernel's BPF statistics, in runs of their own (up to 3 a mode): floor's is"
 	echo "  what they count of empty programs, their own clock reads"
 	echo "  $RROUNDS rounds, medians; ÷: the median of each round's ratio (run.sh's paired)"

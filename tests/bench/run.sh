@@ -66,6 +66,11 @@ bpf_stats() { echo "$1" > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || true
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"; bpf_stats "$STATS_WAS"' EXIT
 
 median() { sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "-"}'; }
+# runs_median "A1 A2 ...": the median of a mode's runs, those that failed
+# ("-") left out
+runs_median() {
+	printf '%s\n' $1 | grep -v '^-$' | median
+}
 # paired "A1 A2 ..." "B1 B2 ...": the median of the rounds' A/B, each
 # round's two runs taken seconds apart: a drift of this machine's
 # speed over the whole run (±15% here) cancels in each, where it does not
@@ -317,7 +322,7 @@ done
 declare -A fmed
 for f in $families; do
 	for m in $fmodes estimate bpf sitesbpf floorbpf; do
-		fmed[$f.$m]=$(printf '%s\n' ${fruns[$f.$m]:-} | grep -v '^-$' | median)
+		fmed[$f.$m]=$(runs_median "${fruns[$f.$m]:-}")
 	done
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || !b) print "-"; else printf "%.2f", a / b}'; }
@@ -386,9 +391,9 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 printf '%-10s %9s %9s %22s\n' prologue untraced insert "÷push (emulated hit)"
-pushmed=$(printf '%s\n' ${pruns[push.insert]} | grep -v '^-$' | median)
+pushmed=$(runs_median "${pruns[push.insert]}")
 for f in $pfuncs; do
-	med=$(printf '%s\n' ${pruns[$f.insert]} | grep -v '^-$' | median)
+	med=$(runs_median "${pruns[$f.insert]}")
 	printf '%-10s %9s %9s %22s\n' "$f" "$(printf '%s\n' ${pruns[$f.untraced]} | median)" "$med" \
 		"$(awk -v a="$med" -v b="$pushmed" 'BEGIN {printf "%.2f", a / b}')"
 done
@@ -414,7 +419,7 @@ done
 declare -A med
 printf '%-14s %10s %10s   %s\n' mode median "÷memwatch" runs
 for m in $modes; do
-	med[$m]=$(printf '%s\n' ${runs[$m]} | grep -v '^-$' | median)
+	med[$m]=$(runs_median "${runs[$m]}")
 done
 for m in $modes; do
 	ratio=-

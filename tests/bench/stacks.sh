@@ -39,7 +39,7 @@ for f in $sfams; do
 	[ -z "${sruns[$f.memwatch]:-}" ] && continue
 	declare -A sm=()
 	for m in $smodes; do
-		sm[$m]=$(printf '%s\n' ${sruns[$f.$m]} | grep -v '^-$' | median)
+		sm[$m]=$(runs_median "${sruns[$f.$m]}")
 	done
 	printf '%-10s %9s %9s %11s %9s %9s %9s\n' "$f" "${sm[memwatch]}" "${sm[sites]}" "${sm[stacks-fp]}" \
 		"${sm[stacks]}" \

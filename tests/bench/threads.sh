@@ -40,7 +40,7 @@ for f in $tfams; do
 	[ -z "${truns[$f.memwatch]:-}" ] && continue
 	declare -A tm=()
 	for m in $tmodes; do
-		tm[$m]=$(printf '%s\n' ${truns[$f.$m]} | grep -v '^-$' | median)
+		tm[$m]=$(runs_median "${truns[$f.$m]}")
 	done
 	printf '%-10s %9s %9s %9s %9s %9s\n' "$f" "${tm[untraced]}" "${tm[floor]}" "${tm[memwatch]}" \
 		"$(paired "${truns[$f.memwatch]}" "${truns[$f.floor]}")" \
