@@ -227,6 +227,7 @@ static void cleanup(struct mw_session *s)
 	bpf_link__destroy(s->fork_link);
 	bpf_link__destroy(s->move_link);
 	sampler__free(&s->sampler);
+	calls__unmap(&s->calls);
 	tables__free(&s->unwind);
 	memwatch_bpf__destroy(s->skel);
 	for (int i = 0; i < s->nwatched; i++)

@@ -50,17 +50,29 @@ static bool thread_gone(uint32_t tgid, uint32_t tid)
 	return access(path, F_OK) && errno == ENOENT;
 }
 
-int calls__sweep(struct memwatch_bpf *skel)
+int calls__map(struct mw_calls *c, struct memwatch_bpf *skel)
 {
 	size_t n = bpf_map__max_entries(skel->maps.calls);
-	size_t len = n * sizeof(struct mw_call_slot);
-	struct mw_call_slot *v;
-	size_t freed;
+	void *v;
 
-	v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(skel->maps.calls), 0);
-	if (v == MAP_FAILED)
+	v = mmap(NULL, n * sizeof(*c->v), PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(skel->maps.calls), 0);
+	if (v == MAP_FAILED) {
+		*c = (struct mw_calls){ 0 };
 		return -errno;
-	freed = calls__let_go(v, n, thread_gone);
-	munmap(v, len);
-	return (int)freed;
+	}
+	*c = (struct mw_calls){ .v = v, .n = n };
+	return 0;
+}
+
+size_t calls__sweep(struct mw_calls *c)
+{
+	return c->v ? calls__let_go(c->v, c->n, thread_gone) : 0;
+}
+
+void calls__unmap(struct mw_calls *c)
+{
+	if (c->v)
+		munmap(c->v, c->n * sizeof(*c->v));
+	c->v = NULL;
 }

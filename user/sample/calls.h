@@ -21,8 +21,21 @@ typedef bool (*mw_thread_gone_fn)(uint32_t tgid, uint32_t tid);
  * gone: its call closed, then its holder cleared (compare-and-swap, so
  * that a record taken meanwhile is left alone). Returns how many. */
 size_t calls__let_go(struct mw_call_slot *v, size_t n, mw_thread_gone_fn gone);
-/* The same on @skel's calls array, mapped into memwatch, with threads
- * looked up in /proc: how many, or -errno. */
-int calls__sweep(struct memwatch_bpf *skel);
+
+/* The calls array mapped into memwatch for the session: mapped once, as
+ * a sweep each interval that mapped it anew touched its pages each time
+ * (128 page faults at 512 KiB) and memwatch's RSS rose by its size
+ * while it was mapped. */
+struct mw_calls {
+	struct mw_call_slot *v;	/* NULL: not mapped */
+	size_t n;
+};
+
+/* Maps @skel's calls array into @c: 0 or -errno. */
+int calls__map(struct mw_calls *c, struct memwatch_bpf *skel);
+/* calls__let_go over @c, with threads looked up in /proc: how many (none
+ * if it is not mapped). */
+size_t calls__sweep(struct mw_calls *c);
+void calls__unmap(struct mw_calls *c);
 
 #endif

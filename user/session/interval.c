@@ -274,25 +274,14 @@ int interval__http_first(struct mw_session *s)
 	return publish__metrics(s, all, n);
 }
 
-/* The calls array's indices held by threads that died inside a call. */
-static void let_go_calls(struct mw_session *s)
-{
-	int err = calls__sweep(s->skel);
-
-	if (err < 0 && !s->warned_calls) {
-		mw_err("cannot map the calls array: %s; threads that share an index with one that died inside malloc keep the slower record",
-		       strerror(-err));
-		s->warned_calls = true;
-	}
-}
-
 int interval__write(struct mw_session *s)
 {
 	uint64_t lost;
 
 	if (events__take(s) || emit_all(s))
 		return -1;
-	let_go_calls(s);
+	/* the calls array's indices held by threads that died inside a call */
+	calls__sweep(&s->calls);
 	/* processes not watched: no row to count them in */
 	lost = s->skel->bss->lost_unwatched_events;
 	if (lost > s->lost_unwatched) {

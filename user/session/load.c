@@ -86,6 +86,10 @@ int load__bpf(struct mw_session *s)
 		mw_err("out of memory");
 		return -1;
 	}
+	err = calls__map(&s->calls, s->skel);
+	if (err)	/* memwatch goes on: what it costs is said */
+		mw_err("cannot map the calls array: %s; threads that share an index with one that died inside malloc keep the slower record",
+		       strerror(-err));
 	if (calibrate(s))
 		return -1;
 	for (int i = 0; i < s->nwatched; i++)

@@ -24,7 +24,7 @@
 #include "process/follow.h"
 #include "process/launch.h"
 #include "sample/history.h"
-#include "stacks/tables.h"
+#include "sample/calls.h"
 #include "sample/sampler.h"
 #include "stacks/tables.h"
 #include "sample/snapshot.h"
@@ -44,7 +44,6 @@ struct mw_session {
 	struct mw_follow follow;	/* --exe, --comm, --cgroup */
 	bool follows;
 	bool warned_full;		/* more matches than --max-targets */
-	bool warned_calls;		/* the calls array could not be swept */
 	struct bpf_link *exec_link, *fork_link, *move_link;
 	struct ring_buffer *events;	/* process events (memwatch.h) */
 	struct mw_launch launch;	/* launch mode: the program memwatch runs */
@@ -54,6 +53,7 @@ struct mw_session {
 	struct mw_hit_costs costs;	/* what a probe hit costs here (calibrated) */
 	bool reattach;			/* SIGUSR1: the detached heap probes go back */
 	struct mw_sampler sampler;
+	struct mw_calls calls;		/* swept each interval (sample/calls.c) */
 	struct mw_layout layout;
 	struct mw_feed feed;
 	struct mw_http *http;
