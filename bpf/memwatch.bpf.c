@@ -224,6 +224,26 @@ struct {
 	__type(value, struct mw_call_slot);
 } calls SEC(".maps");
 
+/*
+ * Where a call's return finds its record without the thread id (a helper
+ * call, ~20 ns here), in a session of one process: the entry notes the
+ * record's index under its stack pointer, at that stack pointer's hash.
+ * No other call of the process can be at that stack pointer while this
+ * one is open (its threads' stacks are apart), so a note that holds the
+ * return's stack pointer is this call's; where another call's note took
+ * the entry (the same hash), the return asks for the thread id as before.
+ */
+#define MW_RET_NOTES_BITS	12
+#define MW_RET_TASK		0xfffff		/* the call is in task storage */
+#define MW_RET_NOTE(sp, i)	((sp) >> 3 << 20 | (i))	/* sp < 2^47, 8-aligned */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << MW_RET_NOTES_BITS);
+	__type(key, __u32);		/* the entry's stack pointer's hash */
+	__type(value, __u64);		/* MW_RET_NOTE; 0: none */
+} ret_notes SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -1237,6 +1257,45 @@ static __always_inline struct mw_call_slot *call_slot(__u64 id)
 	return bpf_map_lookup_elem(&calls, &i);
 }
 
+/* The note of a call entered with stack pointer @sp. */
+static __always_inline __u64 *ret_note(__u64 sp)
+{
+	__u32 i = (__u32)(((sp >> 3) * MW_LIVE_HASH) >> (64 - MW_RET_NOTES_BITS));
+
+	return bpf_map_lookup_elem(&ret_notes, &i);
+}
+
+/* Notes where the call entered with @sp is recorded (@at, held by thread
+ * @id), for its return (solo: one process). */
+static __always_inline void ret_noted(__u64 sp, __u64 id, const struct call_at *at)
+{
+	__u64 *n = ret_note(sp);
+
+	if (n)
+		WRITE_ONCE(*n, (sp & 7) || (sp >> 47) ? 0 :
+			   MW_RET_NOTE(sp, at->fallback ? MW_RET_TASK :
+				       (__u32)id & (MW_CALL_SLOTS - 1)));
+}
+
+/* The record of the call entered with @sp, as its entry noted it, into
+ * @at: false if the note is another call's or says task storage. */
+static __always_inline bool call_noted(__u64 sp, struct call_at *at)
+{
+	__u64 *n = ret_note(sp), v;
+	__u32 i;
+
+	if (!n || (sp & 7))
+		return false;
+	v = READ_ONCE(*n);
+	i = (__u32)v & MW_RET_TASK;
+	if (v >> 20 != sp >> 3 || i >= MW_CALL_SLOTS ||
+	    !(at->r = bpf_map_lookup_elem(&calls, &i)))
+		return false;
+	at->c = &at->r->call;
+	at->fallback = false;
+	return true;
+}
+
 static __always_inline bool stale(__u64 start)
 {
 	return bpf_jiffies64() - start >= MW_STALE_JIFFIES;
@@ -1562,7 +1621,7 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 {
 	const struct mw_place *pl = place_of(cookie);
 	__u32 slot = MW_COOKIE_SLOT(cookie);
-	__u64 sp = entry_sp(ctx, pl);
+	__u64 sp = entry_sp(ctx, pl), id;
 	struct call_at at;
 	bool was_open;
 
@@ -1570,10 +1629,13 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 		plain_free(slot, entry_arg(ctx, pl, mw_op_args[MW_OP_FREE].old), sp);
 		return MW_NO_RETURN;
 	}
-	if (!call_hold(bpf_get_current_pid_tgid(), &at)) {
+	id = bpf_get_current_pid_tgid();
+	if (!call_hold(id, &at)) {
 		count(slot, MW_C_LOST_UNPAIRED, 1);
 		return 0;
 	}
+	if (solo)
+		ret_noted(sp, id, &at);
 	was_open = at.c->sp;
 	switch (alloc_call(ctx, cookie, pl, sp, at.c)) {
 	case ENTRY_KEEP:
@@ -1710,10 +1772,12 @@ static __always_inline void call_returned(struct pt_regs *ctx, struct mw_call *c
  * done with it (the thread holds it until then). */
 static __always_inline int alloc_exit(struct pt_regs *ctx)
 {
+	__u64 sp = PT_REGS_SP(ctx) - 8;	/* the entry's */
 	struct call_at at;
 
-	if (!call_find(bpf_get_current_pid_tgid(), &at) || at.c->op == MW_OP_DECLINED ||
-	    at.c->sp + 8 != PT_REGS_SP(ctx))
+	if (!(solo && call_noted(sp, &at)) && !call_find(bpf_get_current_pid_tgid(), &at))
+		return 0;
+	if (at.c->op == MW_OP_DECLINED || at.c->sp != sp)
 		return 0;	/* not the outermost call's return */
 	/* a call opened before the slot's figures were reset is not this
 	 * attach's */

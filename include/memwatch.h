@@ -429,7 +429,9 @@ struct mw_call {
  * entries), which the thread holds (owner) for that long: found by one
  * helper call (the thread id) and an array load, where the thread's task
  * storage took two helper calls, a third of heap mode's BPF time
- * (measured, docs/cost.md). Where another thread's open call holds the
+ * (measured, docs/cost.md); in a session of one process the return finds
+ * it by a note its entry left under its stack pointer, with no helper
+ * call (bpf's ret_notes). Where another thread's open call holds the
  * index, the call is recorded in the thread's task storage instead, and
  * the index counts such calls (fallbacks), so that their threads look
  * there first. Only the holder lets an index go, but for a holder that

@@ -6,9 +6,12 @@
  * feed must equal exactly, before and after the target frees everything.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include "memwatch.h"
 #include "session.h"
 
 static void script_exact(const char *threads, const char *rounds)
@@ -175,5 +178,55 @@ Test(heap, script_four_threads_probe_entry__equals_target_tally, .timeout = 120)
 	session_start(&s, "4", "20", entry);
 	session_expect_tally(&s, session_command(&s, "run\n"));
 	session_expect_tally(&s, session_command(&s, "free\n"));
+	session_stop(&s);
+}
+
+/* The most of process @pid's threads whose ids share one index of
+ * memwatch's calls array (thread id modulo MW_CALL_SLOTS). */
+static int most_sharing_an_index(pid_t pid)
+{
+	long tids[64];
+	char path[64];
+	struct dirent *d;
+	int n = 0, most = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)) && n < 64)
+		if (d->d_name[0] != '.')
+			tids[n++] = atol(d->d_name);
+	closedir(dir);
+	for (int i = 0; i < n; i++) {
+		int k = 0;
+
+		for (int j = 0; j < n; j++)
+			k += (tids[j] - tids[i]) % MW_CALL_SLOTS == 0;
+		most = k > most ? k : most;
+	}
+	return most;
+}
+
+/*
+ * Four threads that hold one index of the calls array: a call entered
+ * while another thread's call holds it is recorded in the thread's task
+ * storage, and its return must find it there, not the holder's call
+ * (a one-process session's return finds its call by the note its entry
+ * left under its stack pointer: that note says task storage).
+ */
+Test(heap, threads_sharing_a_calls_index__equals_target_tally, .timeout = 120)
+{
+	const char *targv[] = { TARGET("alloc_script"), "4", "30", "shared", NULL };
+	struct session s;
+
+	session_start_target(&s, targv, NULL);
+	cr_assert_geq(most_sharing_an_index(s.target.pid), 4,
+		      "the four workers' ids share one index of the calls array");
+	for (int i = 0; i < 2; i++) {
+		session_expect_tally(&s, session_command(&s, "run\n"));
+		session_expect_tally(&s, session_command(&s, "free\n"));
+	}
 	session_stop(&s);
 }

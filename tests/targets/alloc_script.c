@@ -17,7 +17,12 @@
  * alloc_tcmalloc, alloc_mimalloc): entry points a family does not export
  * are left out, and each family's own extras are added.
  *
- * Usage: alloc_script THREADS ROUNDS [pack]
+ * Usage: alloc_script THREADS ROUNDS [pack|shared]
+ *
+ * With "shared", its threads' ids are equal modulo MW_CALL_SLOTS: each
+ * holds the same index of memwatch's calls array, so that a thread
+ * entering a call while another's call holds it records the call in its
+ * task storage (threads made until one gets such an id, before ready).
  *
  * With "pack" (jemalloc: blocks of 8 bytes, its cache hands the last freed
  * first), before it says ready it allocates blocks of 8 bytes and frees
@@ -32,6 +37,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,6 +71,7 @@ struct block { void *p; size_t size; };
 
 struct worker {
 	pthread_t tid;
+	pid_t ktid;			/* "shared": its id, -1 if not kept */
 	int index, rounds;
 	void *pre[MAX_ROUNDS];		/* allocated before memwatch attached */
 	struct block kept[MAX_ROUNDS * KEPT_PER_ROUND];
@@ -370,6 +377,43 @@ static void *warm_main(void *arg)
 	return worker_main(arg);
 }
 
+static pid_t first_tid;		/* "shared": the first worker's id */
+
+/* A worker whose id shares the first's index, else gone at once. */
+static void *shared_main(void *arg)
+{
+	struct worker *w = arg;
+	pid_t me = gettid();
+	bool kept = !first_tid || (me - first_tid) % MW_CALL_SLOTS == 0;
+
+	__atomic_store_n(&w->ktid, kept ? me : -1, __ATOMIC_RELEASE);
+	return kept ? warm_main(arg) : NULL;
+}
+
+/* Worker @w's thread, with an id that shares the first's index if
+ * @shared: 0, or -1 if none came of many tries. */
+static int start_worker(struct worker *w, bool shared)
+{
+	pid_t k;
+
+	if (!shared)
+		return pthread_create(&w->tid, NULL, warm_main, w) ? -1 : 0;
+	for (int tries = 0; tries < 64 * MW_CALL_SLOTS; tries++) {
+		w->ktid = 0;
+		if (pthread_create(&w->tid, NULL, shared_main, w))
+			return -1;
+		while (!(k = __atomic_load_n(&w->ktid, __ATOMIC_ACQUIRE)))
+			sched_yield();
+		if (k > 0) {
+			if (!first_tid)
+				first_tid = k;
+			return 0;
+		}
+		pthread_join(w->tid, NULL);
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	char line[64];
@@ -383,7 +427,8 @@ int main(int argc, char **argv)
 	for (int t = 0; t < nthreads; t++) {
 		workers[t].index = t;
 		workers[t].rounds = rounds;
-		pthread_create(&workers[t].tid, NULL, warm_main, &workers[t]);
+		if (start_worker(&workers[t], argc > 3 && !strcmp(argv[3], "shared")))
+			return 3;
 	}
 	if (argc > 3 && !strcmp(argv[3], "pack"))
 		pack_prepare();
