@@ -1617,9 +1617,9 @@ static __always_inline void plain_free(__u32 slot, __u64 addr, __u64 sp)
  * by its return; MW_NO_RETURN when the return does not matter. free
  * itself (no return probe) does its work here and looks at no thread.
  */
-static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
+static __always_inline int alloc_entry_at(struct pt_regs *ctx, __u64 cookie,
+					  const struct mw_place *pl)
 {
-	const struct mw_place *pl = place_of(cookie);
 	__u32 slot = MW_COOKIE_SLOT(cookie);
 	__u64 sp = entry_sp(ctx, pl), id;
 	struct call_at at;
@@ -1650,6 +1650,12 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 		call_close(&at);
 		return MW_NO_RETURN;
 	}
+}
+
+/* The same at a probe whose entry state its cookie says (places). */
+static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
+{
+	return alloc_entry_at(ctx, cookie, place_of(cookie));
 }
 
 /* Every entry point but free has a return probe (free only when paired,
@@ -1692,6 +1698,21 @@ int malloc_enter(struct pt_regs *ctx)
 {
 	count2(0, MW_C_HITS + MW_HIT_EMULATED, 1, MW_C_HITS + MW_HIT_RETURN, 1);
 	alloc_entry(ctx, MW_ALLOC_COOKIE(MW_OP_MALLOC));
+	return 0;
+}
+
+/* The entry state of a malloc whose size is in rsi where its probe sits,
+ * the rest as at the entry: mimalloc's, moved past its first two
+ * instructions (a rip-relative load, then mov %rdi,%rsi), single-stepped
+ * both. A constant here: its loads fold away. */
+static const struct mw_place size_in_si = { .arg = { MW_REG_SI } };
+
+/* malloc_enter for such a probe (attach.c sends only those here). */
+SEC("uprobe")
+int malloc_si_enter(struct pt_regs *ctx)
+{
+	count2(0, MW_C_HITS + MW_HIT_EMULATED, 1, MW_C_HITS + MW_HIT_RETURN, 1);
+	alloc_entry_at(ctx, MW_ALLOC_COOKIE(MW_OP_MALLOC), &size_in_si);
 	return 0;
 }
 

@@ -51,7 +51,7 @@ void attach__prepare(struct memwatch_bpf *skel)
 	struct bpf_program *progs[] = {
 		skel->progs.alloc_enter, skel->progs.alloc_return,
 		skel->progs.free_enter, skel->progs.malloc_enter,
-		skel->progs.struct_enter, skel->progs.struct_return,
+		skel->progs.malloc_si_enter, skel->progs.struct_enter, skel->progs.struct_return,
 		skel->progs.struct_exit, skel->progs.unwind_handler,
 		skel->progs.root_drop, skel->progs.thread_exit,
 		skel->progs.floor_enter, skel->progs.floor_return,
@@ -233,9 +233,17 @@ static bool is_session(enum mw_prog prog, bool floor)
 enum plain_set {
 	SET_FREE,	/* plain frees: free_enter */
 	SET_MALLOC,	/* plain mallocs: malloc_enter */
+	SET_MALLOC_SI,	/* plain mallocs with the size in rsi: malloc_si_enter */
 	SET_REST,	/* the group's own program */
 	SET__COUNT,
 };
+
+/* Whether a malloc at @pl has the entry's state but for its size, which
+ * is in rsi (bpf's size_in_si): malloc reads no other argument. */
+static bool size_in_si(const struct mw_place *pl)
+{
+	return pl->arg[0] == MW_REG_SI && pl->sp_off == 0 && pl->guard == 0 && pl->fn_len == 0;
+}
 
 /*
  * Which link a probe with @cookie (as placed) goes in. free_enter: free
@@ -243,14 +251,24 @@ enum plain_set {
  * malloc and nothing more. Both only at an instruction whose state is
  * the entry's (place 0) that the kernel emulates, in a session that
  * watches one process in slot 0 (rodata's solo): those programs read no
- * cookie, and everything it would say is known there.
+ * cookie, and everything it would say is known there. malloc_si_enter:
+ * such a malloc at a place that differs from the entry only by its size
+ * being in rsi.
  */
-static enum plain_set plain_set(const struct memwatch_bpf *skel, enum mw_prog prog, bool ret,
-				bool floor, __u64 cookie)
+static enum plain_set plain_set(const struct memwatch_bpf *skel, const struct mw_places *pls,
+				enum mw_prog prog, bool ret, bool floor, __u64 cookie)
 {
+	__u32 place = MW_COOKIE_PLACE(cookie);
+
 	if (!skel->rodata->solo || floor || ret || prog != MW_PROG_ALLOC ||
-	    MW_COOKIE_PLACE(cookie) || (cookie & MW_COOKIE_STEPPED))
+	    (cookie & MW_COOKIE_STEPPED))
 		return SET_REST;
+	if (place) {
+		if (cookie == MW_COOKIE_WITH_PLACE(MW_ALLOC_COOKIE(MW_OP_MALLOC), place) &&
+		    place < pls->n && size_in_si(&pls->v[place]))
+			return SET_MALLOC_SI;
+		return SET_REST;
+	}
 	if (MW_ALLOC_OP(cookie) == MW_OP_FREE && !(cookie & MW_ALLOC_PAIRED))
 		return SET_FREE;
 	if (cookie == MW_ALLOC_COOKIE(MW_OP_MALLOC))
@@ -334,7 +352,7 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 			continue;
 		if (placed(skel, pls, p, l, &offset, &cookie))
 			goto out;
-		set = &sets[slot == 0 ? plain_set(skel, prog, ret, floor, cookie) : SET_REST];
+		set = &sets[slot == 0 ? plain_set(skel, pls, prog, ret, floor, cookie) : SET_REST];
 		set->offsets[set->cnt] = offset;
 		set->cookies[set->cnt++] = MW_COOKIE_WITH_SLOT(cookie, slot);
 	}
@@ -346,7 +364,9 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 	if (!link_set(&sets[SET_FREE], skel->progs.free_enter, pid, path, what, false, false, l) &&
 	    !link_set(&sets[SET_REST], program(skel, prog, ret, floor), pid, path, what, ret,
 		      session, l) &&
-	    !link_set(&sets[SET_MALLOC], skel->progs.malloc_enter, pid, path, what, false, false, l))
+	    !link_set(&sets[SET_MALLOC], skel->progs.malloc_enter, pid, path, what, false, false, l) &&
+	    !link_set(&sets[SET_MALLOC_SI], skel->progs.malloc_si_enter, pid, path, what, false,
+		      false, l))
 		err = 0;
 out:
 	for (int k = 0; k < SET__COUNT; k++) {
