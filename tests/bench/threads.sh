@@ -5,8 +5,10 @@
 # round on fresh targets; ns per pair as one thread sees it, medians (÷floor:
 # the median of each round's ratio, run.sh's paired). The
 # last memwatch run's row says what it counted of the loop's pairs.
+# The allocator table's loop length: a run of 30,000 pairs a thread took
+# 0.2 s, and one slow spell of this machine moved a whole run
 echo
-echo "8 threads at once, $PAIRS pairs each, $AROUNDS rounds (ns per pair as one thread sees it):"
+echo "8 threads at once, $APAIRS pairs each, $AROUNDS rounds (ns per pair as one thread sees it):"
 tfams="glibc jemalloc tcmalloc mimalloc"
 tmodes="untraced floor memwatch"
 declare -A truns
@@ -15,7 +17,7 @@ for r in $(seq "$AROUNDS"); do
 	for f in $tfams; do
 		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
 		for m in $(in_turn "$r" $tmodes); do
-			start_loop "$PAIRS" 8 "$LOOP" "$(fam_preload "$f")"
+			start_loop "$APAIRS" 8 "$LOOP" "$(fam_preload "$f")"
 			if tracer "$m" "$LOOPP_PID"; then
 				ask go
 				reply=$REPLY_LINE
