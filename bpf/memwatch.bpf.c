@@ -232,10 +232,17 @@ struct {
  * one is open (its threads' stacks are apart), so a note that holds the
  * return's stack pointer is this call's; where another call's note took
  * the entry (the same hash), the return asks for the thread id as before.
+ * A note is trusted only with its record open at that stack pointer and
+ * held: a return whose entry no program saw (a missed run) finds at most
+ * an older call's note, whose record is closed or at another stack
+ * pointer, but for a thread that died inside a call at that very stack
+ * pointer, whose stack a new thread took, before the loader let its
+ * record go (next interval): that return would close the dead call.
  */
 #define MW_RET_NOTES_BITS	12
 #define MW_RET_TASK		0xfffff		/* the call is in task storage */
 #define MW_RET_NOTE(sp, i)	((sp) >> 3 << 20 | (i))	/* sp < 2^47, 8-aligned */
+_Static_assert(MW_CALL_SLOTS <= MW_RET_TASK, "a note's index below MW_RET_TASK");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -1266,13 +1273,13 @@ static __always_inline __u64 *ret_note(__u64 sp)
 }
 
 /* Notes where the call entered with @sp is recorded (@at, held by thread
- * @id), for its return (solo: one process). */
+ * @id; NULL: nowhere), for its return (solo: one process). */
 static __always_inline void ret_noted(__u64 sp, __u64 id, const struct call_at *at)
 {
 	__u64 *n = ret_note(sp);
 
 	if (n)
-		WRITE_ONCE(*n, (sp & 7) || (sp >> 47) ? 0 :
+		WRITE_ONCE(*n, !at || (sp & 7) || (sp >> 47) ? 0 :
 			   MW_RET_NOTE(sp, at->fallback ? MW_RET_TASK :
 				       (__u32)id & (MW_CALL_SLOTS - 1)));
 }
@@ -1290,6 +1297,10 @@ static __always_inline bool call_noted(__u64 sp, struct call_at *at)
 	i = (__u32)v & MW_RET_TASK;
 	if (v >> 20 != sp >> 3 || i >= MW_CALL_SLOTS ||
 	    !(at->r = bpf_map_lookup_elem(&calls, &i)))
+		return false;
+	/* held (not being let go by the loader, sample/calls.c) */
+	v = READ_ONCE(at->r->owner);
+	if (!v || v == MW_CALL_LETTING_GO)
 		return false;
 	at->c = &at->r->call;
 	at->fallback = false;
@@ -1631,6 +1642,8 @@ static __always_inline int alloc_entry_at(struct pt_regs *ctx, __u64 cookie,
 	}
 	id = bpf_get_current_pid_tgid();
 	if (!call_hold(id, &at)) {
+		if (solo)	/* no note an older call left is this one's */
+			ret_noted(sp, id, NULL);
 		count(slot, MW_C_LOST_UNPAIRED, 1);
 		return 0;
 	}

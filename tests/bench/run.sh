@@ -247,15 +247,15 @@ estimate_ns() {
 
 # bpf_run_ns: the run time and runs, summed, of memwatch's allocator
 # programs (the kernel's statistics: bpftool prog show), "NS RUNS": every
-# program an allocator probe runs, free's and malloc's own (free_enter, malloc_enter) with the rest
+# program an allocator probe runs, by the names' prefixes (alloc_, free_,
+# malloc_, floor_), so that a new one is not left out (free_enter was,
+# and then malloc_si_enter)
 bpf_run_ns() {
 	bpftool prog show --json 2>/dev/null | python3 -c '
 import json, sys
 ns = cnt = 0
 for p in json.load(sys.stdin):
-    if p.get("name") in ("alloc_enter", "alloc_return", "alloc_session",
-                         "free_enter", "malloc_enter", "floor_enter",
-                         "floor_return"):
+    if p.get("name", "").startswith(("alloc_", "free_", "malloc_", "floor_")):
         ns += p.get("run_time_ns", 0)
         cnt += p.get("run_cnt", 0)
 print(ns, cnt)' 2>/dev/null || echo "0 0"

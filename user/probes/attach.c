@@ -242,7 +242,8 @@ enum plain_set {
  * is in rsi (bpf's size_in_si): malloc reads no other argument. */
 static bool size_in_si(const struct mw_place *pl)
 {
-	return pl->arg[0] == MW_REG_SI && pl->sp_off == 0 && pl->guard == 0 && pl->fn_len == 0;
+	return pl->arg[0] == MW_REG_SI && pl->sp_off == 0 && pl->guard == 0 &&
+	       pl->fn_back == 0 && pl->fn_len == 0;
 }
 
 /*
@@ -322,8 +323,8 @@ static int link_set(const struct link_set *set, struct bpf_program *bpf_prog, pi
 }
 
 /* The links of every probe of @tab in @path for @prog that holds @what
- * (their return probes if @ret): one, and one each for the plain frees
- * and mallocs. 0 if there were none or all attached, -1 after a message. */
+ * (their return probes if @ret): one, and one each for the plain frees,
+ * the plain mallocs and those with their size in rsi. 0 if there were none or all attached, -1 after a message. */
 static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t pid, __u32 slot,
 			const struct mw_probe_table *tab, const char *path,
 			enum mw_prog prog, int what, bool ret, bool floor, struct mw_links *l)
