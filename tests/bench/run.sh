@@ -45,11 +45,12 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 fi
 PAIRS=${BENCH_PAIRS:-30000}
 ROUNDS=${BENCH_ROUNDS:-3}
-# the allocator table: longer loops and more rounds (a 30,000-pair loop
-# is 60 ms here, and its runs spread by +-15%; 100,000 pairs, 5 rounds,
-# medians: +-3%)
+# the allocator table and 8 threads: longer loops and more rounds (a
+# 30,000-pair loop is 60 ms here, and its runs spread by +-15%; 100,000
+# pairs, medians: +-3%). 9 rounds: with 5, a few slow spells in one
+# mode's runs moved the paired ratio by 0.1 between runs of one build
 APAIRS=${BENCH_ALLOC_PAIRS:-100000}
-AROUNDS=${BENCH_ALLOC_ROUNDS:-5}
+AROUNDS=${BENCH_ALLOC_ROUNDS:-9}
 SCALE=${BENCH_SCALE:-"1000 1000000"}
 # redis: runs of 20,000 requests (half a second) spread by +-25% here
 REDIS_N=${BENCH_REDIS_REQUESTS:-50000}
