@@ -324,7 +324,8 @@ static int link_set(const struct link_set *set, struct bpf_program *bpf_prog, pi
 
 /* The links of every probe of @tab in @path for @prog that holds @what
  * (their return probes if @ret): one, and one each for the plain frees,
- * the plain mallocs and those with their size in rsi. 0 if there were none or all attached, -1 after a message. */
+ * the plain mallocs and those with their size in rsi. 0 if there were
+ * none or all attached, -1 after a message. */
 static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t pid, __u32 slot,
 			const struct mw_probe_table *tab, const char *path,
 			enum mw_prog prog, int what, bool ret, bool floor, struct mw_links *l)
