@@ -39,18 +39,20 @@ cd "$(dirname "$0")/../.."
 # BENCH_QUICK=1: one round of everything, smaller loops (about 2 minutes)
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	: "${BENCH_PAIRS:=10000}" "${BENCH_ROUNDS:=1}" "${BENCH_SCALE:=1000}"
-	: "${BENCH_ALLOC_PAIRS:=20000}" "${BENCH_ALLOC_ROUNDS:=1}"
+	: "${BENCH_ALLOC_PAIRS:=20000}" "${BENCH_ALLOC_ROUNDS:=1}" "${BENCH_ALLOC_TURNS:=5}"
 	: "${BENCH_CPU_SECONDS:=3}" "${BENCH_REDIS_REQUESTS:=5000}" "${BENCH_READ_ELEMENTS:=100000}"
 	: "${BENCH_REDIS_ROUNDS:=1}"
 fi
 PAIRS=${BENCH_PAIRS:-30000}
 ROUNDS=${BENCH_ROUNDS:-3}
-# the allocator table and 8 threads: longer loops and more rounds (a
-# 30,000-pair loop is 60 ms here, and its runs spread by +-15%; 100,000
-# pairs, medians: +-3%). 9 rounds: with 5, a few slow spells in one
-# mode's runs moved the paired ratio by 0.1 between runs of one build
-APAIRS=${BENCH_ALLOC_PAIRS:-100000}
-AROUNDS=${BENCH_ALLOC_ROUNDS:-9}
+# the allocator table and 8 threads: AROUNDS sessions of the modes side
+# by side (sidebyside.sh), each ATURNS turns of a go of APAIRS pairs (a
+# thread) in each mode's target; a go of 20,000 pairs is 45 ms here (0.15
+# s with 8 threads). One turn's ratio spreads by +-15% on this machine;
+# the median of 90: +-0.02 between runs of one build
+APAIRS=${BENCH_ALLOC_PAIRS:-20000}
+AROUNDS=${BENCH_ALLOC_ROUNDS:-3}
+ATURNS=${BENCH_ALLOC_TURNS:-30}
 SCALE=${BENCH_SCALE:-"1000 1000000"}
 # redis: runs of 20,000 requests (half a second) spread by +-25% here
 REDIS_N=${BENCH_REDIS_REQUESTS:-50000}
@@ -250,48 +252,59 @@ estimate_ns() {
 # programs (the kernel's statistics: bpftool prog show), "NS RUNS": every
 # program an allocator probe runs, by the names' prefixes (alloc_, free_,
 # malloc_, floor_), so that a new one is not left out (free_enter was,
-# and then malloc_si_enter)
+# and then malloc_si_enter); only those with the ids IDS if given (one
+# tracer's, sbs_prog_ids)
 bpf_run_ns() {
 	bpftool prog show --json 2>/dev/null | python3 -c '
 import json, sys
+ids = set(int(i) for i in sys.argv[1:])
 ns = cnt = 0
 for p in json.load(sys.stdin):
+    if ids and p.get("id") not in ids:
+        continue
     if p.get("name", "").startswith(("alloc_", "free_", "malloc_", "floor_")):
         ns += p.get("run_time_ns", 0)
         cnt += p.get("run_cnt", 0)
-print(ns, cnt)' 2>/dev/null || echo "0 0"
+print(ns, cnt)' "$@" 2>/dev/null || echo "0 0"
 }
 
-# measure_family FAMILY MODE: ns per pair into MEASURED (APAIRS pairs); in
-# memwatch mode its estimate too, into ESTIMATED, and (memwatch, sites,
-# floor) the BPF programs' own run time per pair, into BPFNS
-measure_family() {
-	local bin=$LOOP b0 b1
-	[ "$1" = c++ ] && bin=build/bench/pair_loop_cxx
-	start_loop "$APAIRS" 1 "$bin" "$(fam_preload "$1")"
-	ESTIMATED=-
-	BPFNS=-
-	if tracer "$2" "$LOOPP_PID"; then
-		case $2 in memwatch|sites|floor) [ "${BENCH_BPF_STATS:-1}" = 1 ] && bpf_stats 1 ;; esac
-		b0=$(bpf_run_ns)
-		ask go
-		MEASURED=${REPLY_LINE%% *}
-		b1=$(bpf_run_ns)
-		bpf_stats "$STATS_WAS"
-		[ "$2" = memwatch ] && ESTIMATED=$(estimate_ns "$TMP/memwatch.out" "$APAIRS")
-		if [ "$2" != untraced ]; then
-			BPFNS=$(awk -v a="$b0" -v b="$b1" -v pairs="$APAIRS" 'BEGIN {
-				split(a, x, " "); split(b, y, " ");
-				if (y[2] > x[2]) printf "%.0f", (y[1] - x[1]) / pairs; else print "-" }')
-		fi
-	else
-		MEASURED=-
-	fi
-	stop_tracer
-	stop_loop
-	progress allocators "$1 $2" "$MEASURED ns/pair"
-	[ "$ESTIMATED" = - ] || progress allocators "$1 estimate" "$ESTIMATED ns/pair"
-	[ "$BPFNS" = - ] || progress allocators "$1 bpf" "$BPFNS ns/pair in BPF"
+# bpf_per_pair "NS0 RUNS0" "NS1 RUNS1" PAIRS: BPF ns a pair between two
+# bpf_run_ns readings, or "-" if no program ran
+bpf_per_pair() {
+	awk -v a="$1" -v b="$2" -v pairs="$3" 'BEGIN {
+		split(a, x, " "); split(b, y, " ");
+		if (y[2] > x[2]) printf "%.0f", (y[1] - x[1]) / pairs; else print "-" }'
+}
+
+source tests/bench/sidebyside.sh
+
+# family_session FAMILY: one session of the allocator table's modes side
+# by side (sidebyside.sh), ATURNS turns; each go into fruns, and per
+# session memwatch's estimate and each tracer's BPF time a pair
+family_session() {
+	local f=$1 bin=$LOOP m
+	local -A b0 ids
+	[ "$f" = c++ ] && bin=build/bench/pair_loop_cxx
+	sbs_session allocators "$bin" 1 "$(fam_preload "$f")" $fmodes || return
+	for m in memwatch sites floor; do
+		ids[$m]=$(sbs_prog_ids "$m")
+		b0[$m]=$(bpf_run_ns ${ids[$m]})
+	done
+	sbs_turns "$ATURNS" $fmodes
+	for m in memwatch sites floor; do
+		fruns[$f.${m}bpf]="${fruns[$f.${m}bpf]:-} $(bpf_per_pair "${b0[$m]}" \
+			"$(bpf_run_ns ${ids[$m]})" $((ATURNS * APAIRS)))"
+	done
+	fruns[$f.estimate]="${fruns[$f.estimate]:-} $(estimate_ns "$TMP/memwatch.out" $((ATURNS * APAIRS)))"
+	sbs_stop
+	for m in $fmodes; do
+		fruns[$f.$m]="${fruns[$f.$m]:-} ${SBS_RUNS[$m]}"
+		progress allocators "$f $m" "$(runs_median "${SBS_RUNS[$m]}") ns/pair (median of $ATURNS)"
+	done
+	for m in memwatch sites; do
+		fruns[$f.$m.ratio]="${fruns[$f.$m.ratio]:-} ${SBS_RATIOS[$m]}"
+		progress allocators "$f $m ÷ floor" "$(sbs_ratio "$m")"
+	done
 }
 
 # BENCH_ONLY=stacks, redis or threads: that section alone
@@ -303,57 +316,52 @@ fi
 
 echo
 echo "allocators: one malloc(64)+free pair (C++: new and sized delete), ns;"
-echo "$APAIRS pairs a run, $AROUNDS rounds, medians:"
+echo "$AROUNDS sessions of $ATURNS turns of $APAIRS pairs, modes side by side, medians:"
 families="glibc jemalloc tcmalloc mimalloc c++"
 fmodes="untraced memwatch sites floor"
 declare -A fruns
+[ "${BENCH_BPF_STATS:-1}" = 1 ] && bpf_stats 1
 for r in $(seq "$AROUNDS"); do
 	for f in $families; do
 		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
-		for m in $(in_turn "$r" $fmodes); do
-			measure_family "$f" "$m"
-			fruns[$f.$m]="${fruns[$f.$m]:-} $MEASURED"
-			[ "$m" = memwatch ] && fruns[$f.estimate]="${fruns[$f.estimate]:-} $ESTIMATED"
-			[ "$m" = memwatch ] && fruns[$f.bpf]="${fruns[$f.bpf]:-} $BPFNS"
-			[ "$m" = sites ] && fruns[$f.sitesbpf]="${fruns[$f.sitesbpf]:-} $BPFNS"
-			[ "$m" = floor ] && fruns[$f.floorbpf]="${fruns[$f.floorbpf]:-} $BPFNS"
-		done
+		family_session "$f"
 	done
 done
+bpf_stats "$STATS_WAS"
 declare -A fmed
 for f in $families; do
-	for m in $fmodes estimate bpf sitesbpf floorbpf; do
+	for m in $fmodes estimate memwatchbpf sitesbpf floorbpf; do
 		fmed[$f.$m]=$(runs_median "${fruns[$f.$m]:-}")
 	done
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || !b) print "-"; else printf "%.2f", a / b}'; }
-printf '%-9s %8s %8s %8s %8s %7s %7s %6s %7s %6s %8s %6s %6s %6s %6s\n' allocator untraced memwatch sites floor \
-	"÷glibc" "÷floor" "best÷" "sites÷" "best÷" estimate "÷cost" "BPF" "sites'" "floor's"
+ratios_median() { printf '%s\n' $1 | median | awk '{if ($1 == "-") print "-"; else printf "%.2f", $1}'; }
+printf '%-9s %8s %8s %8s %8s %7s %7s %7s %8s %6s %6s %6s %6s\n' allocator untraced memwatch sites floor \
+	"÷glibc" "÷floor" "sites÷" estimate "÷cost" "BPF" "sites'" "floor's"
 for f in $families; do
 	[ -z "${fruns[$f.memwatch]:-}" ] && continue
-	printf '%-9s %8s %8s %8s %8s %7s %7s %6s %7s %6s %8s %6s %6s %6s %6s\n' "$f" "${fmed[$f.untraced]}" \
+	printf '%-9s %8s %8s %8s %8s %7s %7s %7s %8s %6s %6s %6s %6s\n' "$f" "${fmed[$f.untraced]}" \
 		"${fmed[$f.memwatch]}" "${fmed[$f.sites]}" "${fmed[$f.floor]}" \
 		"$(ratio "${fmed[$f.memwatch]}" "${fmed[glibc.memwatch]}")" \
-		"$(paired "${fruns[$f.memwatch]}" "${fruns[$f.floor]}")" \
-		"$(best "${fruns[$f.memwatch]}" "${fruns[$f.floor]}")" \
-		"$(paired "${fruns[$f.sites]}" "${fruns[$f.floor]}")" \
-		"$(best "${fruns[$f.sites]}" "${fruns[$f.floor]}")" \
+		"$(ratios_median "${fruns[$f.memwatch.ratio]:-}")" \
+		"$(ratios_median "${fruns[$f.sites.ratio]:-}")" \
 		"${fmed[$f.estimate]}" \
 		"$(awk -v e="${fmed[$f.estimate]}" -v m="${fmed[$f.memwatch]}" -v u="${fmed[$f.untraced]}" \
 			'BEGIN {if (e == "-" || m - u <= 0) print "-"; else printf "%.2f", e / (m - u)}')" \
-		"${fmed[$f.bpf]}" "${fmed[$f.sitesbpf]}" "${fmed[$f.floorbpf]}"
+		"${fmed[$f.memwatchbpf]}" "${fmed[$f.sitesbpf]}" "${fmed[$f.floorbpf]}"
 done
 echo "  target: every allocator <= 1.3x glibc's memwatch figure, memwatch <= 1.10x its"
-echo "  floor, sites (--top 10) <= 1.25x; sites÷: sites / floor; ÷floor and sites÷ are"
-echo "  the median of each round's ratio of its two runs (a drift over the run cancels);"
-echo "  best÷: memwatch's (sites') fastest run over the floor's (slow spells only add time)"
+echo "  floor, sites (--top 10) <= 1.25x. A session: one target a mode, all alive at"
+echo "  once, from private copies of their libraries, each under its own tracer; a turn"
+echo "  runs each in a rotated order. ns: the median of every turn's go; ÷floor and"
+echo "  sites÷: the median of every turn's ratio (slow spells fall on both sides)"
 echo "  estimate: what memwatch's overhead_percent said the probes cost, per pair;"
 echo "  ÷cost: estimate / (memwatch - untraced), the slowdown the loop measured"
 echo "  BPF (sites'): memwatch's allocator programs' own run time per pair, from the"
-echo "  kernel's BPF statistics (kernel.bpf_stats_enabled, on during memwatch's and the"
-echo "  floor's runs alike: they add the statistics' own clock reads to both columns;"
-echo "  BENCH_BPF_STATS=0 leaves them off); floor's: the same for the empty programs,"
-echo "  what the statistics count of a program that does nothing. Target: <= 300 ns"
+echo "  kernel's BPF statistics (kernel.bpf_stats_enabled, on for the whole table: they"
+echo "  add the statistics' own clock reads to every column; BENCH_BPF_STATS=0 leaves"
+echo "  them off); floor's: the same for the empty programs, what the statistics count"
+echo "  of a program that does nothing; median of the sessions. Target: <= 300 ns"
 # BENCH_ONLY=allocators: this table alone
 [ "${BENCH_ONLY:-}" = allocators ] && exit 0
 
