@@ -1,7 +1,9 @@
 #!/bin/bash
 # run.sh - `make bench`: what memwatch costs the target, side by side in one
-# run, printing each measurement as it is taken. Each mode is measured on
-# a fresh target process, and the modes alternate round by round (this
+# run, printing each measurement as it is taken. The allocator table and
+# 8 threads run their modes side by side, one target a mode alive at once
+# taking turns (sidebyside.sh); the other sections measure each mode on a
+# fresh target process, the modes alternated round by round (this
 # machine is noisy: read medians and ratios, not single runs). Sections:
 #
 #   allocators      a malloc+free pair on glibc, jemalloc, tcmalloc,
@@ -36,7 +38,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-# BENCH_QUICK=1: one round of everything, smaller loops (about 2 minutes)
+# BENCH_QUICK=1: one round of everything, smaller loops and fewer turns
+# (about 4 minutes)
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	: "${BENCH_PAIRS:=10000}" "${BENCH_ROUNDS:=1}" "${BENCH_SCALE:=1000}"
 	: "${BENCH_ALLOC_PAIRS:=20000}" "${BENCH_ALLOC_ROUNDS:=1}" "${BENCH_ALLOC_TURNS:=5}"
@@ -46,10 +49,11 @@ fi
 PAIRS=${BENCH_PAIRS:-30000}
 ROUNDS=${BENCH_ROUNDS:-3}
 # the allocator table and 8 threads: AROUNDS sessions of the modes side
-# by side (sidebyside.sh), each ATURNS turns of a go of APAIRS pairs (a
-# thread) in each mode's target; a go of 20,000 pairs is 45 ms here (0.15
-# s with 8 threads). One turn's ratio spreads by +-15% on this machine;
-# the median of 90: +-0.02 between runs of one build
+# by side (sidebyside.sh), each ATURNS turns (rounded up to whole cycles
+# of the modes' orders) of a go of APAIRS pairs (a thread) in each mode's
+# target; a go of 20,000 pairs is 45 ms here (0.15 s with 8 threads). One
+# turn's ratio spreads by +-15% on this machine; the median of 90: +-0.02
+# between runs of one build
 APAIRS=${BENCH_ALLOC_PAIRS:-20000}
 AROUNDS=${BENCH_ALLOC_ROUNDS:-3}
 ATURNS=${BENCH_ALLOC_TURNS:-30}
@@ -63,7 +67,8 @@ LOOP=build/bench/pair_loop
 TMP=$(mktemp -d /tmp/memwatch-bench.XXXXXX)
 LIBC=$(awk '$NF ~ /libc\.so\.6$/ {print $NF; exit}' /proc/self/maps)
 # the kernel's BPF run-time statistics cost every program run a little:
-# on only while a run is measured for them, and as they were at exit
+# on only while runs are measured for them (the allocator table: all its
+# sessions), and as they were at exit
 STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
 bpf_stats() { echo "$1" > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || true; }
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"; bpf_stats "$STATS_WAS"' EXIT
@@ -82,16 +87,6 @@ paired() {
 	paste -d' ' <(printf '%s\n' $1) <(printf '%s\n' $2) |
 		awk '$1 != "-" && $2 != "-" && $2 > 0 {printf "%.4f\n", $1 / $2}' | median |
 		awk '{if ($1 == "-") print "-"; else printf "%.2f", $1}'
-}
-# best "A1 A2 ..." "B1 B2 ...": the fastest A over the fastest B. This
-# machine's slow spells only ever add time, so each mode's best run is
-# the one they spared; a ratio that the slow spells of a few rounds move
-best() {
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		na = split(a, x, " "); nb = split(b, y, " "); ma = mb = -1
-		for (i = 1; i <= na; i++) if (x[i] != "-" && (ma < 0 || x[i] + 0 < ma)) ma = x[i] + 0
-		for (i = 1; i <= nb; i++) if (y[i] != "-" && (mb < 0 || y[i] + 0 < mb)) mb = y[i] + 0
-		if (ma < 0 || mb <= 0) print "-"; else printf "%.2f", ma / mb }'
 }
 # in_turn ROUND WORD...: the words (modes) in order in odd rounds and in
 # reverse in even ones, so that a drift within a round (seconds) falls on
@@ -211,7 +206,7 @@ measure() {
 }
 
 echo "memwatch bench: $(nproc) CPUs, Linux $(uname -r), $PAIRS pairs or calls a run,"
-echo "$ROUNDS rounds, modes alternated"
+echo "$ROUNDS rounds, modes alternated (side by side where said)"
 
 # BENCH_ONLY=read (make bench-read) or calls: that section alone (and
 # allocators or stacks: the allocator table, and the stacks' after it)
@@ -279,7 +274,7 @@ bpf_per_pair() {
 source tests/bench/sidebyside.sh
 
 # family_session FAMILY: one session of the allocator table's modes side
-# by side (sidebyside.sh), ATURNS turns; each go into fruns, and per
+# by side (sidebyside.sh), ATURNS turns or more; each go into fruns, and per
 # session memwatch's estimate and each tracer's BPF time a pair
 family_session() {
 	local f=$1 bin=$LOOP m
@@ -291,18 +286,23 @@ family_session() {
 		b0[$m]=$(bpf_run_ns ${ids[$m]})
 	done
 	sbs_turns "$ATURNS" $fmodes
+	# (a tracer's programs by its fds: none found, no figure, rather
+	# than every tracer's on the machine)
 	for m in memwatch sites floor; do
+		[ -n "${ids[$m]}" ] || continue
 		fruns[$f.${m}bpf]="${fruns[$f.${m}bpf]:-} $(bpf_per_pair "${b0[$m]}" \
-			"$(bpf_run_ns ${ids[$m]})" $((ATURNS * APAIRS)))"
+			"$(bpf_run_ns ${ids[$m]})" $((SBS_DONE * APAIRS)))"
 	done
-	fruns[$f.estimate]="${fruns[$f.estimate]:-} $(estimate_ns "$TMP/memwatch.out" $((ATURNS * APAIRS)))"
+	fruns[$f.estimate]="${fruns[$f.estimate]:-} $(estimate_ns "$TMP/memwatch.out" $((SBS_DONE * APAIRS)))"
+	[ "$SBS_OK" = 1 ] || progress allocators "$f" "a go failed or a tracer ended: session left out"
 	sbs_stop
+	[ "$SBS_OK" = 1 ] || return
 	for m in $fmodes; do
-		fruns[$f.$m]="${fruns[$f.$m]:-} ${SBS_RUNS[$m]}"
-		progress allocators "$f $m" "$(runs_median "${SBS_RUNS[$m]}") ns/pair (median of $ATURNS)"
+		fruns[$f.$m]="${fruns[$f.$m]:-} ${SBS_RUNS[$m]:-}"
+		progress allocators "$f $m" "$(runs_median "${SBS_RUNS[$m]:-}") ns/pair (median of $SBS_DONE)"
 	done
 	for m in memwatch sites; do
-		fruns[$f.$m.ratio]="${fruns[$f.$m.ratio]:-} ${SBS_RATIOS[$m]}"
+		fruns[$f.$m.ratio]="${fruns[$f.$m.ratio]:-} ${SBS_RATIOS[$m]:-}"
 		progress allocators "$f $m ÷ floor" "$(sbs_ratio "$m")"
 	done
 }
@@ -316,7 +316,7 @@ fi
 
 echo
 echo "allocators: one malloc(64)+free pair (C++: new and sized delete), ns;"
-echo "$AROUNDS sessions of $ATURNS turns of $APAIRS pairs, modes side by side, medians:"
+echo "$AROUNDS sessions of $(sbs_whole "$ATURNS" 4) turns of $APAIRS pairs, modes side by side, medians:"
 families="glibc jemalloc tcmalloc mimalloc c++"
 fmodes="untraced memwatch sites floor"
 declare -A fruns
@@ -353,15 +353,17 @@ done
 echo "  target: every allocator <= 1.3x glibc's memwatch figure, memwatch <= 1.10x its"
 echo "  floor, sites (--top 10) <= 1.25x. A session: one target a mode, all alive at"
 echo "  once, from private copies of their libraries, each under its own tracer; a turn"
-echo "  runs each in a rotated order. ns: the median of every turn's go; ÷floor and"
-echo "  sites÷: the median of every turn's ratio (slow spells fall on both sides)"
+echo "  runs a go in each, in an order rotated every turn and reversed every cycle."
+echo "  ns: the median of every go (untraced's includes starting its thread, colder"
+echo "  after a traced go); ÷floor and sites÷: the median of every turn's ratio (slow"
+echo "  spells fall on both sides)"
 echo "  estimate: what memwatch's overhead_percent said the probes cost, per pair;"
 echo "  ÷cost: estimate / (memwatch - untraced), the slowdown the loop measured"
 echo "  BPF (sites'): memwatch's allocator programs' own run time per pair, from the"
 echo "  kernel's BPF statistics (kernel.bpf_stats_enabled, on for the whole table: they"
-echo "  add the statistics' own clock reads to every column; BENCH_BPF_STATS=0 leaves"
-echo "  them off); floor's: the same for the empty programs, what the statistics count"
-echo "  of a program that does nothing; median of the sessions. Target: <= 300 ns"
+echo "  add the statistics' own clock reads to every traced column; BENCH_BPF_STATS=0"
+echo "  leaves them off); floor's: the same for the empty programs, what the statistics"
+echo "  count of a program that does nothing; median of the sessions. Target: <= 300 ns"
 # BENCH_ONLY=allocators: this table alone
 [ "${BENCH_ONLY:-}" = allocators ] && exit 0
 

@@ -60,17 +60,16 @@ sbs_start() {
 # started (sbs_start) and SBS_RUNS and SBS_RATIOS emptied; fails, all
 # stopped and a line printed, if a tracer cannot attach
 sbs_session() {
-	local section=$1 bin=$2 threads=$3 pre=$4 m ok=1
+	local section=$1 bin=$2 threads=$3 pre=$4 m
 	shift 4
-	for m in "$@"; do
-		sbs_start "$m" "$bin" "$threads" "$pre" || ok=0
-	done
 	SBS_RUNS=() SBS_RATIOS=()
-	[ "$ok" = 1 ] && return 0
-	sbs_stop
-	progress "$section" "$(basename "$bin") $pre" \
-		"a tracer failed to attach: $(head -c 200 "$TMP/err")"
-	return 1
+	for m in "$@"; do
+		sbs_start "$m" "$bin" "$threads" "$pre" && continue
+		sbs_stop
+		progress "$section" "$(basename "$bin") $pre" \
+			"$m: its tracer failed to attach: $(head -c 200 "$TMP/err")"
+		return 1
+	done
 }
 
 # sbs_go MODE: one go of MODE's target; its reply in REPLY_LINE
@@ -102,36 +101,66 @@ sbs_prog_ids() {
 		awk '{print $2}' | sort -u | tr '\n' ' '
 }
 
-# sbs_rotate TURN WORD...: the words, rotated left by TURN, so that each
-# mode goes at each place in turn
-sbs_rotate() {
+# sbs_whole TURNS N: TURNS rounded up to whole cycles of sbs_order's for
+# N modes (2 N turns)
+sbs_whole() {
+	echo $((($1 + 2 * $2 - 1) / (2 * $2) * 2 * $2))
+}
+
+# sbs_order TURN WORD...: the words rotated left by TURN, and reversed in
+# every other cycle of them: over 2 N turns each mode goes at each place
+# twice, and after each other mode as often as before it
+sbs_order() {
 	local t=$1
 	shift
 	local n=$# w=("$@") i
 	for i in $(seq 0 $((n - 1))); do
-		printf '%s ' "${w[$(((i + t) % n))]}"
+		if [ $((t / n % 2)) = 0 ]; then
+			printf '%s ' "${w[$(((i + t) % n))]}"
+		else
+			printf '%s ' "${w[$(((n - 1 - i + t) % n))]}"
+		fi
 	done
 }
 
-# sbs_turns TURNS MODE...: TURNS turns of the started modes' targets;
-# each go's ns per pair appended to SBS_RUNS[MODE], and each turn's ratio
-# to the floor to SBS_RATIOS[MODE] (modes other than untraced and floor)
+# sbs_alive: whether every tracer still runs (one that ended left its
+# target untraced for the rest of the session); SBS_OK=0 if not
+sbs_alive() {
+	local m
+	for m in "${!SBS_TRACER[@]}"; do
+		[ -z "${SBS_TRACER[$m]}" ] || kill -0 "${SBS_TRACER[$m]}" 2>/dev/null || SBS_OK=0
+	done
+	[ "$SBS_OK" = 1 ]
+}
+
+# sbs_turns TURNS MODE...: TURNS turns (sbs_whole) of the started modes'
+# targets, into SBS_DONE; each go's ns per pair appended to
+# SBS_RUNS[MODE] ("-": it failed), and each turn's ratio to the floor to
+# SBS_RATIOS[MODE] (modes other than untraced and floor; none when
+# either go failed). SBS_OK=1, or 0 if a go failed or a tracer ended.
 sbs_turns() {
-	local turns=$1 t m
+	local turns t m
+	turns=$(sbs_whole "$1" $(($# - 1)))
 	shift
-	declare -A got
-	for t in $(seq "$turns"); do
-		for m in $(sbs_rotate "$t" "$@"); do
+	local -A got
+	SBS_OK=1
+	for t in $(seq 0 $((turns - 1))); do
+		for m in $(sbs_order "$t" "$@"); do
 			sbs_go "$m"
 			got[$m]=${REPLY_LINE%% *}
+			[[ ${got[$m]} =~ ^[0-9]+$ ]] || { got[$m]=-; SBS_OK=0; }
 			SBS_RUNS[$m]="${SBS_RUNS[$m]:-} ${got[$m]}"
 		done
 		for m in "$@"; do
 			case $m in untraced|floor) continue ;; esac
+			[ "${got[$m]}" != - ] && [ "${got[floor]}" != - ] && [ "${got[floor]}" -gt 0 ] ||
+				continue
 			SBS_RATIOS[$m]="${SBS_RATIOS[$m]:-} $(awk -v a="${got[$m]}" -v b="${got[floor]}" \
 				'BEGIN {printf "%.4f", a / b}')"
 		done
 	done
+	SBS_DONE=$turns
+	sbs_alive
 }
 
 # sbs_ratio MODE: the median of MODE's turns' ratios to the floor

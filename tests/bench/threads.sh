@@ -2,32 +2,35 @@
 # threads.sh - `make bench`'s section on 8 threads allocating at once,
 # sourced by run.sh (BENCH_ONLY=threads: this section alone): on each
 # allocator, untraced, the floor and heap mode side by side (sidebyside.sh:
-# AROUNDS sessions of ATURNS turns, every thread APAIRS pairs a go); ns
+# AROUNDS sessions of ATURNS turns or more, every thread APAIRS pairs a go); ns
 # per pair as one thread sees it, medians of the goes (÷floor: of every
-# turn's ratio). The last glibc session's memwatch row says what it
-# counted of the loop's pairs.
+# turn's ratio). Each allocator's last session's memwatch row says what
+# it counted of the loop's pairs.
 echo
-echo "8 threads at once, $APAIRS pairs each a go, $AROUNDS sessions of $ATURNS turns (ns per pair as one thread sees it):"
+echo "8 threads at once, $APAIRS pairs each a go, $AROUNDS sessions of $(sbs_whole "$ATURNS" 3) turns (ns per pair as one thread sees it):"
 tfams="glibc jemalloc tcmalloc mimalloc"
 tmodes="untraced floor memwatch"
-declare -A truns
-counted=
+declare -A truns counted
 for r in $(seq "$AROUNDS"); do
 	for f in $tfams; do
 		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
 		sbs_session threads "$LOOP" 8 "$(fam_preload "$f")" $tmodes || continue
 		sbs_turns "$ATURNS" $tmodes
-		if [ "$f" = glibc ]; then
-			sleep 1.2
-			row=$(tail -1 "$TMP/memwatch.out")
-			counted="memwatch counted $(echo "$row" | cut -d, -f5) allocations and $(echo "$row" | cut -d, -f7) frees of $((ATURNS * APAIRS * 8)) pairs; lost: $(echo "$row" | cut -d, -f11-14)"
+		if [ "$SBS_OK" = 1 ]; then
+			sleep 1.2	# a row after the last go
+			m=$TMP/memwatch.out
+			counted[$f]="$(col "$m" heap_alloc_calls) allocations and $(col "$m" heap_free_calls) frees of $((SBS_DONE * APAIRS * 8)) pairs; lost: table $(col "$m" lost_table_full), unpaired $(col "$m" lost_unpaired), missed $(col "$m" lost_missed_probes)"
 		fi
 		sbs_stop
+		if [ "$SBS_OK" != 1 ]; then
+			progress threads "$f" "a go failed or a tracer ended: session left out"
+			continue
+		fi
 		for m in $tmodes; do
-			truns[$f.$m]="${truns[$f.$m]:-} ${SBS_RUNS[$m]}"
-			progress threads "$f $m" "$(runs_median "${SBS_RUNS[$m]}") ns/pair (median of $ATURNS)"
+			truns[$f.$m]="${truns[$f.$m]:-} ${SBS_RUNS[$m]:-}"
+			progress threads "$f $m" "$(runs_median "${SBS_RUNS[$m]:-}") ns/pair (median of $SBS_DONE)"
 		done
-		truns[$f.ratio]="${truns[$f.ratio]:-} ${SBS_RATIOS[memwatch]}"
+		truns[$f.ratio]="${truns[$f.ratio]:-} ${SBS_RATIOS[memwatch]:-}"
 		progress threads "$f memwatch ÷ floor" "$(sbs_ratio memwatch)"
 	done
 done
@@ -38,5 +41,7 @@ for f in $tfams; do
 		"$(runs_median "${truns[$f.floor]}")" "$(runs_median "${truns[$f.memwatch]}")" \
 		"$(printf '%s\n' ${truns[$f.ratio]} | median | awk '{if ($1 == "-") print "-"; else printf "%.2f", $1}')"
 done
-echo "  glibc: $counted"
+for f in $tfams; do
+	[ -n "${counted[$f]:-}" ] && echo "  $f, its last session: memwatch counted ${counted[$f]}"
+done
 echo "  target: memwatch <= 1.10x the floor (÷floor: the median of every turn's ratio)"
