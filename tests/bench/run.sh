@@ -79,14 +79,17 @@ median() { sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else p
 runs_median() {
 	printf '%s\n' $1 | grep -v '^-$' | median
 }
+# ratios_median "R1 R2 ...": the median of ratios, to two decimals ("-": none)
+ratios_median() {
+	printf '%s\n' $1 | grep -v '^$' | median | awk '{if ($1 == "-") print "-"; else printf "%.2f", $1}'
+}
 # paired "A1 A2 ..." "B1 B2 ...": the median of the rounds' A/B, each
 # round's two runs taken seconds apart: a drift of this machine's
 # speed over the whole run (±15% here) cancels in each, where it does not
 # in a ratio of medians
 paired() {
-	paste -d' ' <(printf '%s\n' $1) <(printf '%s\n' $2) |
-		awk '$1 != "-" && $2 != "-" && $2 > 0 {printf "%.4f\n", $1 / $2}' | median |
-		awk '{if ($1 == "-") print "-"; else printf "%.2f", $1}'
+	ratios_median "$(paste -d' ' <(printf '%s\n' $1) <(printf '%s\n' $2) |
+		awk '$1 != "-" && $2 != "-" && $2 > 0 {printf "%.4f\n", $1 / $2}')"
 }
 # in_turn ROUND WORD...: the words (modes) in order in odd rounds and in
 # reverse in even ones, so that a drift within a round (seconds) falls on
@@ -285,7 +288,11 @@ family_session() {
 		ids[$m]=$(sbs_prog_ids "$m")
 		b0[$m]=$(bpf_run_ns ${ids[$m]})
 	done
-	sbs_turns "$ATURNS" $fmodes
+	if ! sbs_turns "$ATURNS" $fmodes; then
+		sbs_stop
+		progress allocators "$f" "a go failed or a tracer ended: session left out"
+		return
+	fi
 	# (a tracer's programs by its fds: none found, no figure, rather
 	# than every tracer's on the machine)
 	for m in memwatch sites floor; do
@@ -294,16 +301,14 @@ family_session() {
 			"$(bpf_run_ns ${ids[$m]})" $((SBS_DONE * APAIRS)))"
 	done
 	fruns[$f.estimate]="${fruns[$f.estimate]:-} $(estimate_ns "$TMP/memwatch.out" $((SBS_DONE * APAIRS)))"
-	[ "$SBS_OK" = 1 ] || progress allocators "$f" "a go failed or a tracer ended: session left out"
 	sbs_stop
-	[ "$SBS_OK" = 1 ] || return
 	for m in $fmodes; do
 		fruns[$f.$m]="${fruns[$f.$m]:-} ${SBS_RUNS[$m]:-}"
 		progress allocators "$f $m" "$(runs_median "${SBS_RUNS[$m]:-}") ns/pair (median of $SBS_DONE)"
 	done
 	for m in memwatch sites; do
 		fruns[$f.$m.ratio]="${fruns[$f.$m.ratio]:-} ${SBS_RATIOS[$m]:-}"
-		progress allocators "$f $m ÷ floor" "$(sbs_ratio "$m")"
+		progress allocators "$f $m ÷ floor" "$(ratios_median "${SBS_RATIOS[$m]:-}")"
 	done
 }
 
@@ -335,7 +340,6 @@ for f in $families; do
 	done
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || !b) print "-"; else printf "%.2f", a / b}'; }
-ratios_median() { printf '%s\n' $1 | median | awk '{if ($1 == "-") print "-"; else printf "%.2f", $1}'; }
 printf '%-9s %8s %8s %8s %8s %7s %7s %7s %8s %6s %6s %6s %6s\n' allocator untraced memwatch sites floor \
 	"÷glibc" "÷floor" "sites÷" estimate "÷cost" "BPF" "sites'" "floor's"
 for f in $families; do

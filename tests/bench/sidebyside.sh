@@ -2,7 +2,7 @@
 # sidebyside.sh - how `make bench` compares modes in the allocator table
 # and with 8 threads, sourced by run.sh: one target a mode, all alive at
 # once, each under its own tracer, taking turns. A turn runs APAIRS pairs
-# in each target, in an order rotated every turn, so the figures a ratio
+# in each target (in sbs_order's order), so the figures a ratio
 # compares are taken within a fraction of a second of each other, where
 # fresh targets a mode apart were seconds apart and this machine's slow
 # spells (0.1 s to minutes, up to a third slower) fell on one side of a
@@ -137,7 +137,7 @@ sbs_alive() {
 # targets, into SBS_DONE; each go's ns per pair appended to
 # SBS_RUNS[MODE] ("-": it failed), and each turn's ratio to the floor to
 # SBS_RATIOS[MODE] (modes other than untraced and floor; none when
-# either go failed). SBS_OK=1, or 0 if a go failed or a tracer ended.
+# either go failed). Fails if a go failed or a tracer ended.
 sbs_turns() {
 	local turns t m
 	turns=$(sbs_whole "$1" $(($# - 1)))
@@ -161,9 +161,4 @@ sbs_turns() {
 	done
 	SBS_DONE=$turns
 	sbs_alive
-}
-
-# sbs_ratio MODE: the median of MODE's turns' ratios to the floor
-sbs_ratio() {
-	printf '%s\n' ${SBS_RATIOS[$1]:-} | median | awk '{if ($1 == "-") print "-"; else printf "%.2f", $1}'
 }

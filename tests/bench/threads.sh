@@ -15,23 +15,21 @@ for r in $(seq "$AROUNDS"); do
 	for f in $tfams; do
 		[ -n "$(fam_preload "$f")" ] && [ ! -e "$(fam_preload "$f")" ] && continue
 		sbs_session threads "$LOOP" 8 "$(fam_preload "$f")" $tmodes || continue
-		sbs_turns "$ATURNS" $tmodes
-		if [ "$SBS_OK" = 1 ]; then
-			sleep 1.2	# a row after the last go
-			m=$TMP/memwatch.out
-			counted[$f]="$(col "$m" heap_alloc_calls) allocations and $(col "$m" heap_free_calls) frees of $((SBS_DONE * APAIRS * 8)) pairs; lost: table $(col "$m" lost_table_full), unpaired $(col "$m" lost_unpaired), missed $(col "$m" lost_missed_probes)"
-		fi
-		sbs_stop
-		if [ "$SBS_OK" != 1 ]; then
+		if ! sbs_turns "$ATURNS" $tmodes; then
+			sbs_stop
 			progress threads "$f" "a go failed or a tracer ended: session left out"
 			continue
 		fi
+		sleep 1.2	# a row after the last go
+		m=$TMP/memwatch.out
+		counted[$f]="$(col "$m" heap_alloc_calls) allocations and $(col "$m" heap_free_calls) frees of $((SBS_DONE * APAIRS * 8)) pairs; lost: table $(col "$m" lost_table_full), unpaired $(col "$m" lost_unpaired), missed $(col "$m" lost_missed_probes)"
+		sbs_stop
 		for m in $tmodes; do
 			truns[$f.$m]="${truns[$f.$m]:-} ${SBS_RUNS[$m]:-}"
 			progress threads "$f $m" "$(runs_median "${SBS_RUNS[$m]:-}") ns/pair (median of $SBS_DONE)"
 		done
 		truns[$f.ratio]="${truns[$f.ratio]:-} ${SBS_RATIOS[memwatch]:-}"
-		progress threads "$f memwatch ÷ floor" "$(sbs_ratio memwatch)"
+		progress threads "$f memwatch ÷ floor" "$(ratios_median "${SBS_RATIOS[memwatch]:-}")"
 	done
 done
 printf '%-10s %9s %9s %9s %9s\n' allocator untraced floor memwatch "÷floor"
@@ -39,7 +37,7 @@ for f in $tfams; do
 	[ -z "${truns[$f.memwatch]:-}" ] && continue
 	printf '%-10s %9s %9s %9s %9s\n' "$f" "$(runs_median "${truns[$f.untraced]}")" \
 		"$(runs_median "${truns[$f.floor]}")" "$(runs_median "${truns[$f.memwatch]}")" \
-		"$(printf '%s\n' ${truns[$f.ratio]} | median | awk '{if ($1 == "-") print "-"; else printf "%.2f", $1}')"
+		"$(ratios_median "${truns[$f.ratio]}")"
 done
 for f in $tfams; do
 	[ -n "${counted[$f]:-}" ] && echo "  $f, its last session: memwatch counted ${counted[$f]}"

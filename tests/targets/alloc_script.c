@@ -267,10 +267,13 @@ static void pack_prepare(void)
 	 * 32 entries apart, drifting by less than one a pair, so that after
 	 * some first groups none of the pool's later ones is near (1 run in
 	 * 200 or so took placed=0 when only the pool's first was tried) */
-	for (a = pack_group(0, PACK_A, -1), b = -1; a >= 0 && b < 0;
-	     a = b < 0 ? pack_group(a + 1, PACK_A, -1) : a)
+	b = -1;
+	for (a = pack_group(0, PACK_A, -1); a >= 0; a = pack_group(a + 1, PACK_A, -1)) {
 		b = pack_group(a + 512, PACK_B,	/* 4 KiB on at least */
 			       (int)MW_LIVE_HOME((uintptr_t)pack_pool[a], PACK_SHIFT));
+		if (b >= 0)
+			break;
+	}
 	if (b < 0)
 		return;		/* "dense pack" says placed=0 */
 	for (int k = 0; k < PACK_B; k++)
