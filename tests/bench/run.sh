@@ -39,7 +39,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 # BENCH_QUICK=1: one round of everything, smaller loops and fewer turns
-# (about 4 minutes)
+# (a smoke test: its ratios are too few to quote)
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	: "${BENCH_PAIRS:=10000}" "${BENCH_ROUNDS:=1}" "${BENCH_SCALE:=1000}"
 	: "${BENCH_ALLOC_PAIRS:=20000}" "${BENCH_ALLOC_ROUNDS:=1}" "${BENCH_ALLOC_TURNS:=5}"
