@@ -86,7 +86,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps demo test unit integration bench clean vmlinux docs
+.PHONY: all deps demo test unit integration test-slow bench clean vmlinux docs
 
 all: $(BUILD)/memwatch
 
@@ -368,13 +368,22 @@ unit: deps $(BUILD)/unit_tests $(BUILD)/unit_tests_san $(FIXTURES)
 	if grep -q 'ERROR: LeakSanitizer' $(BUILD)/unit_san.log; then \
 		echo "memwatch: the unit tests leak memory (report above)" >&2; exit 1; fi; exit $$rc
 
-integration: deps $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
-	     $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
-	     $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp \
-	     $(UNWIND_TARGETS) $(BUILD)/targets/libplugin.so $(BUILD)/targets/launch_target_linked \
-	     $(BUILD)/targets/read_c.nodebug $(BUILD)/targets/read_c.split \
-	     $(BUILD)/targets/rust_node_fp $(BUILD)/targets/nocfi_target_df
+INTEG_DEPS = $(BUILD)/memwatch $(BUILD)/integration_tests $(TARGETS) \
+	      $(BUILD)/targets/struct_script.stripped $(FAMILY_TARGETS) \
+	      $(BUILD)/targets/cxx_jemalloc $(BUILD)/targets/sites_target_fp \
+	      $(UNWIND_TARGETS) $(BUILD)/targets/libplugin.so $(BUILD)/targets/launch_target_linked \
+	      $(BUILD)/targets/read_c.nodebug $(BUILD)/targets/read_c.split \
+	      $(BUILD)/targets/rust_node_fp $(BUILD)/targets/nocfi_target_df
+
+integration: deps $(INTEG_DEPS)
 	MEMWATCH_ALL_TARGETS=1 $(BUILD)/integration_tests --jobs 1
+
+# the same on a slow machine made of this one: every process of the run
+# in a cgroup capped at MEMWATCH_SLOW_CPUS of a CPU (0.15), traps and
+# all (tests/tools/slow.sh). Not part of make test: it takes an hour.
+# A test that waits for a time, not a state, fails here.
+test-slow: deps $(INTEG_DEPS)
+	MEMWATCH_ALL_TARGETS=1 bash tests/tools/slow.sh $(BUILD)/integration_tests --jobs 1
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch

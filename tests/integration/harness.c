@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* harness.c - process and CSV helpers for the integration tests. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,11 +25,65 @@ double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The end of the test's waits: set at its first (each test runs in a
+ * process of its own) */
+static double patience_end;
+
+int patience_ms(void)
+{
+	double left;
+
+	if (!patience_end)
+		patience_end = now_s() + MW_PATIENCE_S;
+	left = (patience_end - now_s()) * 1000;
+	return left > 0 ? (int)left : 0;
+}
+
+/* Says once, on stderr, what the test was waiting for when its limit
+ * ran out. */
+static void gave_up(const char *fmt, va_list ap)
+{
+	static bool said;
+
+	if (said)
+		return;
+	said = true;
+	fprintf(stderr, "harness: the test's %d s ran out waiting for ", MW_PATIENCE_S);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void give_up(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gave_up(fmt, ap);
+	va_end(ap);
+}
+
+bool patience_wait(const char *what, ...)
+{
+	int left = patience_ms();
+	va_list ap;
+
+	if (left > 0) {
+		usleep(left < 20 ? (useconds_t)left * 1000 : 20000);
+		return true;
+	}
+	va_start(ap, what);
+	gave_up(what, ap);
+	va_end(ap);
+	return false;
+}
+
 void proc_spawn(struct proc *p, const char *const argv[])
 {
+	const char *base = strrchr(argv[0], '/');
 	int in[2], out[2], err[2];
 
 	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", base ? base + 1 : argv[0]);
 	signal(SIGPIPE, SIG_IGN);	/* a dead peer is a failed write, not a crash */
 	cr_assert(!pipe2(in, O_CLOEXEC) && !pipe2(out, O_CLOEXEC) &&
 		  !pipe2(err, O_CLOEXEC), "pipes for %s", argv[0]);
@@ -48,7 +105,8 @@ void proc_spawn(struct proc *p, const char *const argv[])
 	fcntl(p->err, F_SETFL, O_NONBLOCK);
 }
 
-/* Reads what stdout has within @timeout_ms; false on timeout or EOF. */
+/* Reads what stdout has within @timeout_ms (0: what is there now);
+ * false on timeout or EOF. */
 static bool fill(struct proc *p, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = p->out, .events = POLLIN };
@@ -67,42 +125,74 @@ static bool fill(struct proc *p, int timeout_ms)
 	return true;
 }
 
-char *proc_line(struct proc *p, int timeout_ms)
+/* A complete line from the buffer, or NULL. */
+static char *take_line(struct proc *p)
 {
 	static char line[sizeof(((struct proc *)0)->buf)];
-	double deadline = now_s() + timeout_ms / 1000.0;
+	char *nl = memchr(p->buf, '\n', p->len);
+	size_t n;
 
+	if (!nl)
+		return NULL;
+	n = (size_t)(nl - p->buf);
+	memcpy(line, p->buf, n);
+	line[n] = '\0';
+	memmove(p->buf, nl + 1, p->len - n - 1);
+	p->len -= n + 1;
+	return line;
+}
+
+char *proc_line(struct proc *p)
+{
 	for (;;) {
-		char *nl = memchr(p->buf, '\n', p->len);
+		char *line = take_line(p);
+		int left = patience_ms();
 
-		if (nl) {
-			size_t n = (size_t)(nl - p->buf);
-
-			memcpy(line, p->buf, n);
-			line[n] = '\0';
-			memmove(p->buf, nl + 1, p->len - n - 1);
-			p->len -= n + 1;
+		if (line)
 			return line;
-		}
-		int left = (int)((deadline - now_s()) * 1000);
-		if (left < 0 || !fill(p, left))
+		if (p->out < 0 || p->len == sizeof(p->buf))
+			return NULL;		/* closed (or a line longer than the buffer) */
+		if (!left) {
+			give_up("a line from %s (pid %d)", p->name, (int)p->pid);
 			return NULL;
+		}
+		fill(p, left);
 	}
 }
 
-int proc_drain(struct proc *p, int wait_ms, char *last, size_t len)
+char *proc_line_now(struct proc *p)
 {
-	double deadline = now_s() + wait_ms / 1000.0;
+	char *line = take_line(p);
+
+	while (!line && fill(p, 0))
+		line = take_line(p);
+	return line;
+}
+
+int proc_skip(struct proc *p, char *last, size_t len)
+{
 	int n = 0;
 	char *l;
 
-	while ((l = proc_line(p, (int)((deadline - now_s()) * 1000) > 0 ?
-				(int)((deadline - now_s()) * 1000) : 0))) {
+	while ((l = proc_line_now(p))) {
 		if (last)
 			snprintf(last, len, "%s", l);
 		n++;
 	}
 	return n;
+}
+
+bool proc_lines(struct proc *p, int n, char *last, size_t len)
+{
+	for (int i = 0; i < n; i++) {
+		char *l = proc_line(p);
+
+		if (!l)
+			return false;
+		if (last)
+			snprintf(last, len, "%s", l);
+	}
+	return true;
 }
 
 void proc_send(struct proc *p, const char *text)
@@ -112,30 +202,36 @@ void proc_send(struct proc *p, const char *text)
 	cr_assert_eq(write(p->in, text, n), (ssize_t)n, "write to pid %d", (int)p->pid);
 }
 
-int proc_wait(struct proc *p, int timeout_ms)
+/* Reaps @p if it has exited: true then. */
+static bool reap(struct proc *p)
 {
-	double deadline = now_s() + timeout_ms / 1000.0;
 	int st;
 
 	if (p->reaped)
-		return p->status;
-	for (;;) {
-		pid_t r = waitpid(p->pid, &st, WNOHANG);
-
-		if (r == p->pid)
-			break;
-		if (now_s() > deadline) {
-			kill(p->pid, SIGKILL);
-			waitpid(p->pid, &st, 0);
-			p->reaped = true;
-			p->status = -1;
-			return -1;
-		}
-		usleep(10000);
-	}
+		return true;
+	if (waitpid(p->pid, &st, WNOHANG) != p->pid)
+		return false;
 	p->reaped = true;
 	p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	return p->status;
+	return true;
+}
+
+bool proc_exited(struct proc *p)
+{
+	return reap(p);
+}
+
+int proc_wait(struct proc *p)
+{
+	int st;
+
+	if (wait_until(reap(p), "%s (pid %d) to exit", p->name, (int)p->pid))
+		return p->status;
+	kill(p->pid, SIGKILL);
+	waitpid(p->pid, &st, 0);
+	p->reaped = true;
+	p->status = -1;
+	return -1;
 }
 
 const char *proc_stderr(struct proc *p)
@@ -249,6 +345,114 @@ int peek_byte(pid_t pid, uint64_t addr)
 	return ok ? b : -1;
 }
 
+long text_changes(pid_t pid, char *where, size_t len)
+{
+	static unsigned char mem[1 << 16], file[1 << 16];
+	char path[320], line[512];
+	size_t said = 0;
+	long changed = 0;
+	FILE *maps;
+	int memfd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	memfd = open(path, O_RDONLY);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "r");
+	if (memfd < 0 || !maps) {
+		if (memfd >= 0)
+			close(memfd);
+		if (maps)
+			fclose(maps);
+		return -1;
+	}
+	if (len)
+		where[0] = '\0';
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long start, end, off;
+		char perms[8], object[256] = "";
+		int fd;
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %255s", &start, &end, perms, &off,
+			   object) < 4 || perms[2] != 'x' || object[0] != '/')
+			continue;
+		/* the mapped file itself, even if replaced or deleted since */
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid, start, end);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		for (unsigned long at = start; at < end; at += sizeof(mem)) {
+			size_t want = end - at < sizeof(mem) ? end - at : sizeof(mem);
+			ssize_t m = pread(memfd, mem, want, (off_t)at);
+			ssize_t f = pread(fd, file, want, (off_t)(off + (at - start)));
+			ssize_t n = m < f ? m : f;	/* past the file's end: zeros */
+
+			for (ssize_t i = 0; i < n; i++) {
+				if (mem[i] == file[i])
+					continue;
+				if (changed++ < 4 && said < len)
+					said += (size_t)snprintf(where + said, len - said, "%s%s+%#lx",
+								 said ? " " : "",
+								 strrchr(object, '/') + 1,
+								 off + (at - start) + (unsigned long)i);
+			}
+		}
+		close(fd);
+	}
+	fclose(maps);
+	close(memfd);
+	return changed;
+}
+
+bool file_changed(const char *path, struct stat *was)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return false;
+	if (st.st_ino == was->st_ino && st.st_ctim.tv_sec == was->st_ctim.tv_sec &&
+	    st.st_ctim.tv_nsec == was->st_ctim.tv_nsec)
+		return false;
+	*was = st;
+	return true;
+}
+
+bool file_replaced(const char *path, int n)
+{
+	struct stat was = { 0 };
+
+	stat(path, &was);
+	for (int i = 0; i < n; i++)
+		if (!wait_until(file_changed(path, &was), "%s written anew (%d of %d times)", path,
+				i + 1, n))
+			return false;
+	return true;
+}
+
+int pidfds_held(pid_t holder)
+{
+	char dir[64], path[320], link[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)holder);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		n += !strcmp(link, "anon_inode:[pidfd]");
+	}
+	closedir(d);
+	return n;
+}
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -257,10 +461,11 @@ int http_request(int port, const char *method, const char *path,
 		 const char *accept, char *buf, size_t len)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	struct timeval tv = { 5, 0 };
+	int left = patience_ms(), fd, n, status = -1;
+	/* a reply takes what it takes: bounded by the test's limit alone */
+	struct timeval tv = { left / 1000, (left % 1000) * 1000 + 1 };
 	char req[512];
 	size_t got = 0;
-	int fd, n, status = -1;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -367,18 +572,13 @@ int file_rows(const char *path, char *header, size_t hlen, char *last, size_t ll
 	return rows < 0 ? 0 : rows;
 }
 
-int file_wait_rows(const char *path, int rows, int timeout_ms, char *header, size_t hlen,
+int file_wait_rows(const char *path, int rows, char *header, size_t hlen,
 		   char *last, size_t llen)
 {
-	double end = now_s() + timeout_ms / 1000.0;
 	int n;
 
-	do {
-		n = file_rows(path, header, hlen, last, llen);
-		if (n >= rows)
-			return n;
-		usleep(20000);
-	} while (now_s() < end);
+	wait_until((n = file_rows(path, header, hlen, last, llen)) >= rows,
+		   "%d rows in %s (%d there)", rows, path, n);
 	return n;
 }
 
@@ -388,7 +588,7 @@ int run_memwatch(const char *const argv[], const char **err)
 	int code;
 
 	proc_spawn(&p, argv);
-	code = proc_wait(&p, 20000);
+	code = proc_wait(&p);
 	*err = proc_stderr(&p);
 	return code;
 }

@@ -54,5 +54,5 @@ const char *prom_log(struct prom *p)
 void prom_stop(struct prom *p)
 {
 	proc_kill(&p->proc, SIGTERM);
-	proc_wait(&p->proc, 10000);
+	proc_wait(&p->proc);
 }

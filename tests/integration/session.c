@@ -32,7 +32,7 @@ void session_spawn(struct session *s, const char *const targv[],
 	memset(s, 0, sizeof(*s));
 	s->mw.pid = 0;
 	proc_spawn(&s->target, targv);
-	line = proc_line(&s->target, 5000);
+	line = proc_line(&s->target);
 	cr_assert(line && !strncmp(line, "ready", 5), "target ready, got [%s]", line ? line : "");
 	snprintf(s->pid, sizeof(s->pid), "%d", (int)s->target.pid);
 	s->malloc_addr = (uint64_t)reply_int(line, "malloc");
@@ -44,7 +44,7 @@ void session_spawn(struct session *s, const char *const targv[],
 	proc_spawn(&s->mw, argv);
 	if (!header)
 		return;
-	line = proc_line(&s->mw, 20000);
+	line = proc_line(&s->mw);
 	cr_assert(line, "memwatch writes a header; stderr: %s", proc_stderr(&s->mw));
 	snprintf(s->header, sizeof(s->header), "%s", line);
 }
@@ -55,7 +55,7 @@ char *session_command(struct session *s, const char *cmd)
 	char *line;
 
 	proc_send(&s->target, cmd);
-	line = proc_line(&s->target, 60000);
+	line = proc_line(&s->target);
 	cr_assert(line, "target replies to %s", cmd);
 	cr_assert(strncmp(line, "error", 5), "target: %s", line);
 	snprintf(reply, sizeof(reply), "%s", line);
@@ -64,11 +64,13 @@ char *session_command(struct session *s, const char *cmd)
 
 void session_settle(struct session *s)
 {
-	/* rows already in the pipe may predate the command: drop them, then
-	 * take the last of those sampled over the next few intervals */
-	proc_drain(&s->mw, 0, NULL, 0);
-	cr_assert(proc_drain(&s->mw, 500, s->row, sizeof(s->row)) >= 2,
-		  "memwatch keeps writing rows; stderr: %s", proc_stderr(&s->mw));
+	/* rows already in the pipe may predate the command: drop them. The
+	 * next row may have been sampled before too, but memwatch samples
+	 * and writes one row after another, so the second was sampled after
+	 * now: take that one, however long it takes to come */
+	proc_skip(&s->mw, NULL, 0);
+	cr_assert(proc_lines(&s->mw, 2, s->row, sizeof(s->row)),
+		  "memwatch writes two more rows; stderr: %s", proc_stderr(&s->mw));
 }
 
 long long session_int(struct session *s, const char *column)
@@ -105,26 +107,25 @@ void session_untraced(const char *const targv[], char *reply, size_t len)
 	char *line;
 
 	proc_spawn(&p, targv);
-	line = proc_line(&p, 10000);
+	line = proc_line(&p);
 	cr_assert(line && !strncmp(line, "ready", 5), "%s starts untraced", targv[0]);
 	proc_send(&p, "run\n");
-	line = proc_line(&p, 60000);
+	line = proc_line(&p);
 	cr_assert(line, "%s runs untraced", targv[0]);
 	snprintf(reply, len, "%s", line);
 	proc_send(&p, "quit\n");
-	cr_assert_eq(proc_wait(&p, 20000), 0, "%s exits 0 untraced", targv[0]);
+	cr_assert_eq(proc_wait(&p), 0, "%s exits 0 untraced", targv[0]);
 	cr_assert_str_empty(proc_stderr(&p), "%s says nothing on stderr untraced", targv[0]);
 }
 
 void session_stop(struct session *s)
 {
 	proc_kill(&s->mw, SIGTERM);
-	proc_wait(&s->mw, 5000);
+	proc_wait(&s->mw);
 	if (!s->target.reaped) {
 		/* it may be gone already: a failed write is fine here */
 		if (write(s->target.in, "quit\n", 5) < 0)
 			proc_kill(&s->target, SIGKILL);
-		if (proc_wait(&s->target, 5000) < 0)
-			proc_kill(&s->target, SIGKILL);
+		proc_wait(&s->target);
 	}
 }

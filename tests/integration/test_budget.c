@@ -36,7 +36,7 @@ static char *ask(struct run *r, const char *cmd)
 	char *line;
 
 	proc_send(&r->target, cmd);
-	line = proc_line(&r->target, 30000);
+	line = proc_line(&r->target);
 	cr_assert(line && strncmp(line, "error", 5), "the target answers '%s': [%s]", cmd,
 		  line ? line : "");
 	return line;
@@ -68,7 +68,7 @@ static void start(struct run *r, const char *const extra[])
 
 	unlink(FEED);
 	proc_spawn(&r->target, target);
-	line = proc_line(&r->target, 5000);
+	line = proc_line(&r->target);
 	cr_assert(line, "the target starts");
 	r->malloc_addr = (uint64_t)reply_int(line, "malloc");
 	snprintf(pid, sizeof(pid), "%d", (int)r->target.pid);
@@ -78,16 +78,16 @@ static void start(struct run *r, const char *const extra[])
 		argv[k++] = extra[i];
 	argv[k] = NULL;
 	proc_spawn(&r->mw, argv);
-	cr_assert(file_wait_rows(FEED, 1, 15000, r->header, sizeof(r->header), r->row,
+	cr_assert(file_wait_rows(FEED, 1, r->header, sizeof(r->header), r->row,
 				 sizeof(r->row)) >= 1, "memwatch writes rows: %s", proc_stderr(&r->mw));
 }
 
 static void stop(struct run *r)
 {
 	proc_kill(&r->mw, SIGTERM);
-	cr_expect_eq(proc_wait(&r->mw, 10000), 0, "memwatch ends cleanly: %s", proc_stderr(&r->mw));
+	cr_expect_eq(proc_wait(&r->mw), 0, "memwatch ends cleanly: %s", proc_stderr(&r->mw));
 	proc_kill(&r->target, SIGTERM);
-	proc_wait(&r->target, 5000);
+	proc_wait(&r->target);
 	unlink(FEED);
 }
 
@@ -96,7 +96,7 @@ static void settle(struct run *r)
 {
 	int n = file_rows(FEED, r->header, sizeof(r->header), r->row, sizeof(r->row));
 
-	cr_assert(file_wait_rows(FEED, n + 2, 5000, r->header, sizeof(r->header), r->row,
+	cr_assert(file_wait_rows(FEED, n + 2, r->header, sizeof(r->header), r->row,
 				 sizeof(r->row)) >= n + 2, "the feed goes on");
 }
 
@@ -146,14 +146,13 @@ static void note_detach(struct run *r, int i, const char *row, void *ctx)
 		d->first_detached = i;
 }
 
-Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .timeout = 120)
+Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .timeout = MW_TIMEOUT)
 {
 	static char response[1 << 16];
 	char port[16], path[96];
 	const char *extra[] = { "--max-overhead", "5", "--top", "5", "-l", port, NULL };
 	struct detach_seen d = { -1, -1 };
 	struct run r;
-	double t0;
 	long long reg_bytes;
 	char v[64], *line;
 
@@ -164,13 +163,11 @@ Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .
 	reg_bytes = reply_int(line, "batch_bytes");
 	/* spinning keeps the probes over budget until memwatch detaches
 	 * them: the breakpoint leaves malloc */
-	for (int i = 0; i < 150 && probed(&r); i++)
-		spin_ns(&r, 200);
-	cr_assert_not(probed(&r), "the allocator's probes are detached: %s", proc_stderr(&r.mw));
+	cr_assert(wait_until((spin_ns(&r, 200), !probed(&r)), "malloc's breakpoint to go"),
+		  "the allocator's probes are detached: %s", proc_stderr(&r.mw));
 	/* it says so just after the breakpoint leaves malloc */
-	for (int i = 0; i < 100 && !strstr(proc_stderr(&r.mw), "over --max-overhead 5%: detached"); i++)
-		usleep(100000);
-	cr_expect(strstr(proc_stderr(&r.mw), "over --max-overhead 5%: detached"),
+	cr_expect(wait_until(strstr(proc_stderr(&r.mw), "over --max-overhead 5%: detached"),
+			     "memwatch to say the probes are detached"),
 		  "says so once on stderr: %s", proc_stderr(&r.mw));
 	settle(&r);
 	rows(note_detach, &r, &d);
@@ -206,9 +203,8 @@ Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .
 
 	/* SIGUSR1: back, exact from heap_since */
 	proc_kill(&r.mw, SIGUSR1);
-	for (t0 = now_s(); now_s() - t0 < 10 && !strstr(proc_stderr(&r.mw), "are back"); )
-		usleep(50000);
-	cr_assert(strstr(proc_stderr(&r.mw), "are back (SIGUSR1)"), "says so: %s",
+	cr_assert(wait_until(strstr(proc_stderr(&r.mw), "are back (SIGUSR1)"),
+			     "memwatch to say the probes are back"), "says so: %s",
 		  proc_stderr(&r.mw));
 	line = ask(&r, "keep 100\n");
 	cr_assert_eq(reply_int(line, "bytes"), 4800, "100 blocks of 48 bytes");
@@ -232,19 +228,17 @@ Test(budget, over_budget__heap_detached_structures_exact__sigusr1_exact_again, .
 
 /* --no-heap: the structures' probes alone over the budget; the costliest
  * goes, named, its columns empty; the other keeps counting exactly. */
-Test(budget, structures_over_budget__costliest_detached_others_exact, .timeout = 90)
+Test(budget, structures_over_budget__costliest_detached_others_exact, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--struct", "side", "--insert", "side_add", "--no-heap",
 				"--max-overhead", "5", NULL };
 	struct run r;
-	double t0;
 	char v[64], *line;
 
 	start(&r, extra);
 	ask(&r, "side 7\n");
-	for (t0 = now_s(); now_s() - t0 < 30 &&
-	     !strstr(proc_stderr(&r.mw), "structure reg's probes"); )
-		ask(&r, "add 20000\n");
+	wait_until((ask(&r, "add 20000\n"), strstr(proc_stderr(&r.mw), "structure reg's probes")),
+		   "memwatch to detach the structure reg");
 	cr_assert(strstr(proc_stderr(&r.mw), "structure reg's probes") &&
 		  strstr(proc_stderr(&r.mw), "its probes are detached"),
 		  "says which structure went: %s", proc_stderr(&r.mw));
@@ -260,7 +254,7 @@ Test(budget, structures_over_budget__costliest_detached_others_exact, .timeout =
 	stop(&r);
 }
 
-Test(budget, within_budget__heap_kept_exact, .timeout = 60)
+Test(budget, within_budget__heap_kept_exact, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--max-overhead", "5", NULL };
 	struct run r;
@@ -286,7 +280,7 @@ Test(budget, within_budget__heap_kept_exact, .timeout = 60)
  * How close it is to the slowdown the target measures is make bench's
  * (the allocators' ÷cost column), not a test's: that is a timing.
  */
-Test(budget, estimate__rises_while_probed_falls_idle, .timeout = 60)
+Test(budget, estimate__rises_while_probed_falls_idle, .timeout = MW_TIMEOUT)
 {
 	struct run r;
 	char *line;
@@ -294,16 +288,21 @@ Test(budget, estimate__rises_while_probed_falls_idle, .timeout = 60)
 	int before;
 
 	start(&r, NULL);
-	proc_send(&r.target, "spin 1500\n");
+	ask(&r, "spin 0\n");	/* until told to stop */
 	before = file_rows(FEED, r.header, sizeof(r.header), r.row, sizeof(r.row));
-	/* a row whose whole interval the spin covered: the second from now */
-	cr_assert(file_wait_rows(FEED, before + 2, 10000, r.header, sizeof(r.header), r.row,
+	/* a row sampled during the spin: the second from now (memwatch
+	 * samples and writes one row after another) */
+	cr_assert(file_wait_rows(FEED, before + 2, r.header, sizeof(r.header), r.row,
 				 sizeof(r.row)) > before + 1, "rows during the spin");
-	line = proc_line(&r.target, 10000);
-	cr_assert(line && !strncmp(line, "spun", 4), "the spin ends: [%s]", line ? line : "");
+	line = ask(&r, "stop\n");
+	cr_assert(!strncmp(line, "spun", 4), "the spin ends: [%s]", line);
 	field(&r, r.row, "overhead_percent", v, sizeof(v));
 	cr_expect_gt(atof(v), 0, "probed calls cost something: %s%%", v);
-	settle(&r);
+	/* the third row from now: the second was sampled after the spin, so
+	 * the third's whole interval is idle */
+	before = file_rows(FEED, r.header, sizeof(r.header), r.row, sizeof(r.row));
+	cr_assert(file_wait_rows(FEED, before + 3, r.header, sizeof(r.header), r.row,
+				 sizeof(r.row)) >= before + 3, "rows after the spin");
 	field(&r, r.row, "overhead_percent", v, sizeof(v));
 	cr_expect_lt(atof(v), 1, "idle again: ~0%%, got %s", v);
 	stop(&r);

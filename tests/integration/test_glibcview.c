@@ -32,7 +32,7 @@ static void target_start(struct proc *t, const char *path)
 	char *line;
 
 	proc_spawn(t, argv);
-	line = proc_line(t, 10000);
+	line = proc_line(t);
 	cr_assert(line && !strncmp(line, "ready pid=", 10),
 		  "%s starts and says ready (got [%s])", path, line ? line : "nothing");
 }
@@ -40,7 +40,7 @@ static void target_start(struct proc *t, const char *path)
 static void target_stop(struct proc *t)
 {
 	proc_kill(t, SIGKILL);
-	proc_wait(t, 5000);
+	proc_wait(t);
 }
 
 /* Sends @cmd and returns its reply, which must start with @expect. */
@@ -52,7 +52,7 @@ static const char *target_command(struct proc *t, const char *cmd, const char *e
 
 	snprintf(text, sizeof(text), "%s\n", cmd);
 	proc_send(t, text);
-	line = proc_line(t, 60000);
+	line = proc_line(t);
 	cr_assert(line, "the target answers %s", cmd);
 	cr_assert(!strncmp(line, expect, strlen(expect)),
 		  "%s: the reply starts with %s (got [%s])", cmd, expect, line);
@@ -182,7 +182,7 @@ static struct mw_glibc_sample check_command(struct proc *t, struct mw_glibcview 
 
 /* ------------------------------------------------------ exact figures */
 
-Test(glibcview, one_arena__equals_mallinfo2, .timeout = 60)
+Test(glibcview, one_arena__equals_mallinfo2, .timeout = MW_TIMEOUT)
 {
 	struct proc t;
 	struct mw_glibcview *g;
@@ -203,7 +203,7 @@ Test(glibcview, one_arena__equals_mallinfo2, .timeout = 60)
 /* The host's debug file is read once a build: a second process of the
  * same libc (follow mode, prefork workers) opens its view without walking
  * the DWARF again, 60-100 ms, and its figures are as exact. */
-Test(glibcview, same_libc_twice__dwarf_read_once_exact, .timeout = 60)
+Test(glibcview, same_libc_twice__dwarf_read_once_exact, .timeout = MW_TIMEOUT)
 {
 	struct proc a, b;
 	struct mw_glibcview *ga, *gb;
@@ -227,7 +227,7 @@ Test(glibcview, same_libc_twice__dwarf_read_once_exact, .timeout = 60)
 	target_stop(&b);
 }
 
-Test(glibcview, threads__several_arenas_equal_mallinfo2, .timeout = 60)
+Test(glibcview, threads__several_arenas_equal_mallinfo2, .timeout = MW_TIMEOUT)
 {
 	struct proc t;
 	struct mw_glibcview *g;
@@ -242,7 +242,7 @@ Test(glibcview, threads__several_arenas_equal_mallinfo2, .timeout = 60)
 	target_stop(&t);
 }
 
-Test(glibcview, frag__fastbins_and_bins_equal_mallinfo2, .timeout = 60)
+Test(glibcview, frag__fastbins_and_bins_equal_mallinfo2, .timeout = MW_TIMEOUT)
 {
 	struct proc t;
 	struct mw_glibcview *g;
@@ -259,7 +259,7 @@ Test(glibcview, frag__fastbins_and_bins_equal_mallinfo2, .timeout = 60)
 	target_stop(&t);
 }
 
-Test(glibcview, huge__over_2gib_mmapped_equals_mallinfo2, .timeout = 60)
+Test(glibcview, huge__over_2gib_mmapped_equals_mallinfo2, .timeout = MW_TIMEOUT)
 {
 	struct proc t;
 	struct mw_glibcview *g;
@@ -274,7 +274,7 @@ Test(glibcview, huge__over_2gib_mmapped_equals_mallinfo2, .timeout = 60)
 	target_stop(&t);
 }
 
-Test(glibcview, sequence__every_step_equals_mallinfo2, .timeout = 120)
+Test(glibcview, sequence__every_step_equals_mallinfo2, .timeout = MW_TIMEOUT)
 {
 	static const char *const steps[] = { "one", "threads", "frag", "threads",
 					     "huge", "frag", "info" };
@@ -295,7 +295,7 @@ Test(glibcview, sequence__every_step_equals_mallinfo2, .timeout = 120)
 	target_stop(&t);
 }
 
-Test(glibcview, thresh__dynamic_thresholds_follow_glibc, .timeout = 60)
+Test(glibcview, thresh__dynamic_thresholds_follow_glibc, .timeout = MW_TIMEOUT)
 {
 	struct proc t;
 	struct mw_glibcview *g;
@@ -318,7 +318,7 @@ Test(glibcview, thresh__dynamic_thresholds_follow_glibc, .timeout = 60)
 
 /* ------------------------------------------- a heap moving under the walk */
 
-Test(glibcview, churn__never_garbage_then_exact_again, .timeout = 120)
+Test(glibcview, churn__never_garbage_then_exact_again, .timeout = MW_TIMEOUT)
 {
 	struct proc t;
 	struct mw_glibcview *g;
@@ -366,29 +366,29 @@ static void corrupt_case(const char *kind)
 	target_stop(&t);
 }
 
-Test(glibcview, corrupt_fastbin_loop__bounded_and_inconsistent, .timeout = 60)
+Test(glibcview, corrupt_fastbin_loop__bounded_and_inconsistent, .timeout = MW_TIMEOUT)
 {
 	corrupt_case("loop");
 }
 
-Test(glibcview, corrupt_fastbin_wild_pointer__bounded_and_inconsistent, .timeout = 60)
+Test(glibcview, corrupt_fastbin_wild_pointer__bounded_and_inconsistent, .timeout = MW_TIMEOUT)
 {
 	corrupt_case("wild");
 }
 
-Test(glibcview, corrupt_bin_link__bounded_and_inconsistent, .timeout = 60)
+Test(glibcview, corrupt_bin_link__bounded_and_inconsistent, .timeout = MW_TIMEOUT)
 {
 	corrupt_case("bin");
 }
 
-Test(glibcview, corrupt_chunk_size__bounded_and_inconsistent, .timeout = 60)
+Test(glibcview, corrupt_chunk_size__bounded_and_inconsistent, .timeout = MW_TIMEOUT)
 {
 	corrupt_case("size");
 }
 
 /* ----------------------------------------------------------- errors */
 
-Test(glibcview, no_debug_file__enoent, .timeout = 60)
+Test(glibcview, no_debug_file__enoent, .timeout = MW_TIMEOUT)
 {
 	char exe[PATH_MAX];
 	struct proc t;
@@ -403,7 +403,7 @@ Test(glibcview, no_debug_file__enoent, .timeout = 60)
 	target_stop(&t);
 }
 
-Test(glibcview, not_glibc__enodata, .timeout = 60)
+Test(glibcview, not_glibc__enodata, .timeout = MW_TIMEOUT)
 {
 	char exe[PATH_MAX];
 	struct proc t;
@@ -417,7 +417,7 @@ Test(glibcview, not_glibc__enodata, .timeout = 60)
 	target_stop(&t);
 }
 
-Test(glibcview, wrong_file_at_base__estale, .timeout = 60)
+Test(glibcview, wrong_file_at_base__estale, .timeout = MW_TIMEOUT)
 {
 	char root[64], libc[PATH_MAX], exe[PATH_MAX];
 	struct proc t;
@@ -433,7 +433,7 @@ Test(glibcview, wrong_file_at_base__estale, .timeout = 60)
 	target_stop(&t);
 }
 
-Test(glibcview, target_exited__esrch, .timeout = 60)
+Test(glibcview, target_exited__esrch, .timeout = MW_TIMEOUT)
 {
 	struct proc t;
 	struct mw_glibcview *g;

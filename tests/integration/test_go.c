@@ -91,39 +91,39 @@ static void run_mode(const struct mode *m)
 			    "the target says nothing on stderr under memwatch");
 }
 
-Test(go, one__calls_once_each_through_morestack, .timeout = 120)
+Test(go, one__calls_once_each_through_morestack, .timeout = MW_TIMEOUT)
 {
 	run_mode(&(struct mode){ "one", "one", "one", false, false });
 }
 
-Test(go, one_heap__the_program_untouched, .timeout = 120)
+Test(go, one_heap__the_program_untouched, .timeout = MW_TIMEOUT)
 {
 	run_mode(&(struct mode){ "one", "one", "one", true, false });
 }
 
-Test(go, one_probe_entry__still_past_the_stack_check, .timeout = 120)
+Test(go, one_probe_entry__still_past_the_stack_check, .timeout = MW_TIMEOUT)
 {
 	run_mode(&(struct mode){ "one", "one", "one", false, true });
 }
 
 /* argument 3 is the third parameter (name is a string: two registers) */
-Test(go, arg3__the_third_parameter_by_dwarf, .timeout = 120)
+Test(go, arg3__the_third_parameter_by_dwarf, .timeout = MW_TIMEOUT)
 {
 	run_mode(&(struct mode){ "arg3", "arg1", "arg", false, false });
 }
 
-Test(go, arg3_heap__the_third_parameter_by_dwarf, .timeout = 120)
+Test(go, arg3_heap__the_third_parameter_by_dwarf, .timeout = MW_TIMEOUT)
 {
 	run_mode(&(struct mode){ "arg3", "arg1", "arg", true, false });
 }
 
 /* no return probe: a goroutine's stack copy would abort the program */
-Test(go, ret__read_at_the_return_instructions, .timeout = 120)
+Test(go, ret__read_at_the_return_instructions, .timeout = MW_TIMEOUT)
 {
 	run_mode(&(struct mode){ "ret", "ret", "ret", false, false });
 }
 
-Test(go, ret_heap__read_at_the_return_instructions, .timeout = 120)
+Test(go, ret_heap__read_at_the_return_instructions, .timeout = MW_TIMEOUT)
 {
 	run_mode(&(struct mode){ "ret", "ret", "ret", true, false });
 }
@@ -138,7 +138,7 @@ static void refused(const char *delta, const char *symbol, const char *why)
 	const char *err;
 
 	session_spawn(&s, go_reg, extra, false);
-	cr_expect_eq(proc_wait(&s.mw, 20000), 1, "--delta %s on %s: exit 1", delta, symbol);
+	cr_expect_eq(proc_wait(&s.mw), 1, "--delta %s on %s: exit 1", delta, symbol);
 	err = proc_stderr(&s.mw);
 	cr_expect(strstr(err, "is Go code") && strstr(err, why),
 		  "--delta %s on %s says [%s]: %s", delta, symbol, why, err);
@@ -147,7 +147,7 @@ static void refused(const char *delta, const char *symbol, const char *why)
 	cr_expect_eq(s.target.status, 0, "the target exits 0");
 }
 
-Test(go, arg_not_an_integer__refused_with_one_line, .timeout = 60)
+Test(go, arg_not_an_integer__refused_with_one_line, .timeout = MW_TIMEOUT)
 {
 	refused("arg2", "main.regInsert", "its parameter 2, 'name', is a string, in 2 registers");
 	refused("arg1", "main.regInsert", "its parameter 1, 'r', is a *main.registry, not an integer");
@@ -155,7 +155,7 @@ Test(go, arg_not_an_integer__refused_with_one_line, .timeout = 60)
 }
 
 /* heap mode on a Go program says once what it sees there */
-Test(go, heap_mode__says_what_it_sees, .timeout = 60)
+Test(go, heap_mode__says_what_it_sees, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--struct", "reg", "--insert", "main.regInsert", NULL };
 	struct session s;
@@ -247,12 +247,12 @@ static void cgo_mode(bool heap)
 	unlink(folded);
 }
 
-Test(go, cgo_heap__c_blocks_exact_program_untouched, .timeout = 120)
+Test(go, cgo_heap__c_blocks_exact_program_untouched, .timeout = MW_TIMEOUT)
 {
 	cgo_mode(true);
 }
 
-Test(go, cgo_no_heap__ret_among_c_units, .timeout = 120)
+Test(go, cgo_no_heap__ret_among_c_units, .timeout = MW_TIMEOUT)
 {
 	cgo_mode(false);
 }

@@ -28,17 +28,17 @@ static void script_exact(const char *threads, const char *rounds)
 	cr_expect_eq(s.mw.status, 0, "SIGTERM ends memwatch with 0");
 }
 
-Test(heap, script_one_thread__equals_target_tally, .timeout = 120)
+Test(heap, script_one_thread__equals_target_tally, .timeout = MW_TIMEOUT)
 {
 	script_exact("1", "30");
 }
 
-Test(heap, script_four_threads__equals_target_tally, .timeout = 120)
+Test(heap, script_four_threads__equals_target_tally, .timeout = MW_TIMEOUT)
 {
 	script_exact("4", "30");
 }
 
-Test(heap, script_eight_threads_twice__equals_target_tally, .timeout = 180)
+Test(heap, script_eight_threads_twice__equals_target_tally, .timeout = MW_TIMEOUT)
 {
 	struct session s;
 
@@ -50,7 +50,7 @@ Test(heap, script_eight_threads_twice__equals_target_tally, .timeout = 180)
 	session_stop(&s);
 }
 
-Test(heap, table_full__counted_and_warned, .timeout = 120)
+Test(heap, table_full__counted_and_warned, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--max-live-blocks", "50", NULL };
 	struct session s;
@@ -82,7 +82,7 @@ Test(heap, table_full__counted_and_warned, .timeout = 120)
  * to nothing, where freed entries kept as tombstones would fill it and
  * send every search to its 32nd entry. The figures stay exact.
  */
-Test(heap, churn__freed_entries_cleared_not_kept, .timeout = 120)
+Test(heap, churn__freed_entries_cleared_not_kept, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--max-live-blocks", "1000", NULL };
 	struct session s;
@@ -109,7 +109,7 @@ Test(heap, churn__freed_entries_cleared_not_kept, .timeout = 120)
  * where their search starts and go to the spill part. Every block is counted, none lost to a full table, each free
  * finds its block (untracked 0), and the spills map shows its bit.
  */
-Test(heap, packed_tiny_blocks__spilled_and_exact, .timeout = 120)
+Test(heap, packed_tiny_blocks__spilled_and_exact, .timeout = MW_TIMEOUT)
 {
 	const char *targv[] = { TARGET("alloc_jemalloc"), "1", "1", "pack", NULL };
 	const char *extra[] = { "--max-live-blocks", "51", NULL };
@@ -128,7 +128,7 @@ Test(heap, packed_tiny_blocks__spilled_and_exact, .timeout = 120)
 	session_stop(&s);
 }
 
-Test(heap, probes__only_in_the_target_pid, .timeout = 60)
+Test(heap, probes__only_in_the_target_pid, .timeout = MW_TIMEOUT)
 {
 	const char *argv[] = { TARGET("alloc_script"), "1", "1", NULL };
 	struct session s;
@@ -137,7 +137,7 @@ Test(heap, probes__only_in_the_target_pid, .timeout = 60)
 	int before;
 
 	proc_spawn(&other, argv);
-	other_malloc = (uint64_t)reply_int(proc_line(&other, 5000), "malloc");
+	other_malloc = (uint64_t)reply_int(proc_line(&other), "malloc");
 	before = peek_byte(other.pid, other_malloc);
 	session_start(&s, "1", "1", NULL);
 	cr_expect_eq(peek_byte(s.target.pid, s.malloc_addr), 0xcc,
@@ -146,13 +146,13 @@ Test(heap, probes__only_in_the_target_pid, .timeout = 60)
 		     "another process's malloc is untouched: it pays nothing");
 	session_stop(&s);
 	proc_send(&other, "quit\n");
-	proc_wait(&other, 5000);
+	proc_wait(&other);
 }
 
 /* glibc's free starts with test %rdi,%rdi, which the kernel single-steps:
  * the probe goes on the je after it, unless --probe-entry. Figures are
  * exact either way (the script tests run both). */
-Test(heap, free_probe__placed_past_test_unless_probe_entry, .timeout = 60)
+Test(heap, free_probe__placed_past_test_unless_probe_entry, .timeout = MW_TIMEOUT)
 {
 	const char *entry[] = { "--probe-entry", NULL };
 	struct session s;
@@ -170,7 +170,7 @@ Test(heap, free_probe__placed_past_test_unless_probe_entry, .timeout = 60)
 	session_stop(&s);
 }
 
-Test(heap, script_four_threads_probe_entry__equals_target_tally, .timeout = 120)
+Test(heap, script_four_threads_probe_entry__equals_target_tally, .timeout = MW_TIMEOUT)
 {
 	const char *entry[] = { "--probe-entry", NULL };
 	struct session s;
@@ -216,7 +216,7 @@ static int most_sharing_an_index(pid_t pid)
  * (a one-process session's return finds its call by the note its entry
  * left under its stack pointer: that note says task storage).
  */
-Test(heap, threads_sharing_a_calls_index__equals_target_tally, .timeout = 120)
+Test(heap, threads_sharing_a_calls_index__equals_target_tally, .timeout = MW_TIMEOUT)
 {
 	const char *targv[] = { TARGET("alloc_script"), "4", "30", "shared", NULL };
 	struct session s;

@@ -66,7 +66,7 @@ static bool exists(const char *dir, const char *path, struct stat *st)
 	return stat(full, st) == 0;
 }
 
-Test(install, destdir_prefix__lays_out_every_file_and_uninstall_removes_them, .timeout = 300)
+Test(install, destdir_prefix__lays_out_every_file_and_uninstall_removes_them, .timeout = MW_TIMEOUT)
 {
 	char dir[64], cmd[1024];
 	struct stat st;
@@ -111,7 +111,7 @@ Test(install, destdir_prefix__lays_out_every_file_and_uninstall_removes_them, .t
 	remove_tree(dir);
 }
 
-Test(install, man_page__renders_with_every_option_and_no_warning, .timeout = 60)
+Test(install, man_page__renders_with_every_option_and_no_warning, .timeout = MW_TIMEOUT)
 {
 	static char help[1 << 15], name[64];
 	const char *const wanted[] = {
@@ -158,7 +158,7 @@ Test(install, man_page__renders_with_every_option_and_no_warning, .timeout = 60)
  * ExecStart pointed at the DESTDIR binary and MANPATH at the DESTDIR man
  * pages, and its output must be empty.
  */
-Test(install, systemd_unit__verifies_offline_with_no_complaint, .timeout = 300)
+Test(install, systemd_unit__verifies_offline_with_no_complaint, .timeout = MW_TIMEOUT)
 {
 	char dir[64], cmd[2048];
 
@@ -220,7 +220,7 @@ Test(install, systemd_unit__is_an_exporter_without_full_root)
 	unlink("/tmp/memwatch-install-man.txt");
 }
 
-Test(install, daemonset__parses_and_follows_pods_by_cgroup, .timeout = 60)
+Test(install, daemonset__parses_and_follows_pods_by_cgroup, .timeout = MW_TIMEOUT)
 {
 	/* Debian's python3 and python3-yaml, not one earlier in PATH */
 	int status = run_capture(

@@ -78,17 +78,17 @@ static void cpp_exact(const char *insert, const char *erase)
 	session_stop(&s);
 }
 
-Test(lang, cpp_demangled_names__elements_and_bytes_exact, .timeout = 120)
+Test(lang, cpp_demangled_names__elements_and_bytes_exact, .timeout = MW_TIMEOUT)
 {
 	cpp_exact(CPP_INSERT, "store::Cache::erase");
 }
 
-Test(lang, cpp_names_other_way_round__elements_and_bytes_exact, .timeout = 120)
+Test(lang, cpp_names_other_way_round__elements_and_bytes_exact, .timeout = MW_TIMEOUT)
 {
 	cpp_exact("store::Cache::insert", CPP_ERASE);
 }
 
-Test(lang, cpp_globs__probe_the_matching_functions, .timeout = 120)
+Test(lang, cpp_globs__probe_the_matching_functions, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--struct", "cache",
 				"--insert", "store::Cache::ins*", "--delta", "ret",
@@ -136,19 +136,19 @@ static void rust_exact(const char *const targv[])
 	session_stop(&s);
 }
 
-Test(lang, rust_demangled_path__elements_and_bytes_exact, .timeout = 120)
+Test(lang, rust_demangled_path__elements_and_bytes_exact, .timeout = MW_TIMEOUT)
 {
 	rust_exact(rust_dag);
 }
 
 /* v0 demangles an inherent method as <rust_dag::dag::Consensus>::gc; the
  * path must find it all the same */
-Test(lang, rust_v0_mangling__same_path_found_and_exact, .timeout = 120)
+Test(lang, rust_v0_mangling__same_path_found_and_exact, .timeout = MW_TIMEOUT)
 {
 	rust_exact(rust_dag_v0);
 }
 
-Test(lang, rust_globs__probe_the_matching_functions, .timeout = 120)
+Test(lang, rust_globs__probe_the_matching_functions, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--struct", "dag",
 				"--insert", "*::Consensus::insert_cert*", "--delta", "ret",

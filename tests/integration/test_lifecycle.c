@@ -12,34 +12,37 @@
 #include <unistd.h>
 #include "session.h"
 
+/* With an hour between rows, a row at all is the final one. */
 static void ends_with_final_row(int sig)
 {
+	const char *extra[] = { "-i", "3600", NULL };
 	struct session s;
-	int rows;
+	int rows = 0;
+	char *line;
 
-	session_start(&s, "1", "1", NULL);
-	proc_drain(&s.mw, 300, NULL, 0);
+	session_start(&s, "1", "1", extra);
 	proc_kill(&s.mw, sig);
-	rows = proc_drain(&s.mw, 2000, s.row, sizeof(s.row));
-	cr_expect_geq(rows, 1, "a final row after the signal");
-	cr_expect_eq(proc_wait(&s.mw, 5000), 0, "signal %d ends memwatch with 0", sig);
+	for (; (line = proc_line(&s.mw)); rows++)	/* to memwatch's end */
+		snprintf(s.row, sizeof(s.row), "%s", line);
+	cr_expect_eq(rows, 1, "a final row after the signal");
+	cr_expect_eq(proc_wait(&s.mw), 0, "signal %d ends memwatch with 0", sig);
 	cr_expect_eq(csv_nfields(s.row), csv_nfields(s.header), "the final row is whole");
 	session_stop(&s);
 }
 
-Test(lifecycle, sigterm__final_row_and_exit_0, .timeout = 60)
+Test(lifecycle, sigterm__final_row_and_exit_0, .timeout = MW_TIMEOUT)
 {
 	ends_with_final_row(SIGTERM);
 }
 
-Test(lifecycle, sigint__final_row_and_exit_0, .timeout = 60)
+Test(lifecycle, sigint__final_row_and_exit_0, .timeout = MW_TIMEOUT)
 {
 	ends_with_final_row(SIGINT);
 }
 
 /* With an hour between rows, a final row at all means the exit was
  * noticed at once (its pidfd), not at the next tick. */
-Test(lifecycle, target_exits__noticed_at_once_final_row_exit_0, .timeout = 90)
+Test(lifecycle, target_exits__noticed_at_once_final_row_exit_0, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "-i", "3600", NULL };
 	struct session s;
@@ -47,14 +50,14 @@ Test(lifecycle, target_exits__noticed_at_once_final_row_exit_0, .timeout = 90)
 
 	session_start(&s, "1", "1", extra);
 	proc_send(&s.target, "quit\n");
-	row = proc_line(&s.mw, 30000);
+	row = proc_line(&s.mw);
 	cr_assert(row, "a final row once the target exits, long before the next tick");
-	cr_expect_eq(proc_wait(&s.mw, 10000), 0, "memwatch exits 0 when the target exits");
+	cr_expect_eq(proc_wait(&s.mw), 0, "memwatch exits 0 when the target exits");
 	cr_expect(strstr(proc_stderr(&s.mw), "exited"), "stderr says the target exited");
 	session_stop(&s);
 }
 
-Test(lifecycle, sigkill__no_probe_left_behind, .timeout = 60)
+Test(lifecycle, sigkill__no_probe_left_behind, .timeout = MW_TIMEOUT)
 {
 	struct session s;
 	int original;
@@ -64,10 +67,10 @@ Test(lifecycle, sigkill__no_probe_left_behind, .timeout = 60)
 	cr_assert_eq(peek_byte(s.target.pid, s.malloc_addr), 0xcc,
 		     "malloc holds a breakpoint (int3) while memwatch runs");
 	proc_kill(&s.mw, SIGKILL);
-	cr_expect_eq(proc_wait(&s.mw, 5000), 128 + SIGKILL, "memwatch was killed");
+	cr_expect_eq(proc_wait(&s.mw), 128 + SIGKILL, "memwatch was killed");
 	/* the kernel removes the probes when the last link fd closes */
-	for (int i = 0; i < 100 && (original = peek_byte(s.target.pid, s.malloc_addr)) == 0xcc; i++)
-		usleep(20000);
+	wait_until((original = peek_byte(s.target.pid, s.malloc_addr)) != 0xcc,
+		   "the breakpoint to leave malloc");
 	cr_expect_neq(original, 0xcc, "no breakpoint remains in malloc after SIGKILL");
 	cr_expect_neq(original, -1, "the target's memory is readable");
 	/* and the target still runs correctly */
@@ -75,7 +78,7 @@ Test(lifecycle, sigkill__no_probe_left_behind, .timeout = 60)
 	session_stop(&s);
 }
 
-Test(lifecycle, count_and_output__n_rows_in_file, .timeout = 60)
+Test(lifecycle, count_and_output__n_rows_in_file, .timeout = MW_TIMEOUT)
 {
 	char path[] = "/tmp/memwatch-test-XXXXXX", line[4096];
 	const char *extra[3] = { "-n", "3", NULL };
@@ -87,12 +90,12 @@ Test(lifecycle, count_and_output__n_rows_in_file, .timeout = 60)
 	cr_assert_geq(fd, 0, "temp file");
 	close(fd);
 	proc_spawn(&target, targv);
-	cr_assert(proc_line(&target, 5000), "target ready");
+	cr_assert(proc_line(&target), "target ready");
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
 	const char *argv[] = { MEMWATCH, "-p", pid, "-i", "0.2", "-o", path, extra[0], extra[1], NULL };
 	proc_spawn(&mw, argv);
-	cr_expect_eq(proc_wait(&mw, 20000), 0, "memwatch -n 3 ends by itself with 0; stderr: %s",
+	cr_expect_eq(proc_wait(&mw), 0, "memwatch -n 3 ends by itself with 0; stderr: %s",
 		     proc_stderr(&mw));
 	f = fopen(path, "r");
 	cr_assert(f, "the output file exists");
@@ -102,13 +105,13 @@ Test(lifecycle, count_and_output__n_rows_in_file, .timeout = 60)
 		rows++;
 	fclose(f);
 	cr_expect_eq(rows, 3, "exactly 3 rows after the header");
-	cr_expect_eq(proc_line(&mw, 100), NULL, "nothing on stdout with --output");
+	cr_expect_eq(proc_line(&mw), NULL, "nothing on stdout with --output");
 	unlink(path);
 	proc_send(&target, "quit\n");
-	proc_wait(&target, 5000);
+	proc_wait(&target);
 }
 
-Test(cli, bad_options__exit_2_with_one_line, .timeout = 60)
+Test(cli, bad_options__exit_2_with_one_line, .timeout = MW_TIMEOUT)
 {
 	const char *const cases[][6] = {
 		{ MEMWATCH, NULL },
@@ -130,7 +133,7 @@ Test(cli, bad_options__exit_2_with_one_line, .timeout = 60)
 	}
 }
 
-Test(cli, no_such_process__exit_1, .timeout = 30)
+Test(cli, no_such_process__exit_1, .timeout = MW_TIMEOUT)
 {
 	const char *argv[] = { MEMWATCH, "-p", "4000000", NULL };
 	const char *err;
@@ -139,7 +142,7 @@ Test(cli, no_such_process__exit_1, .timeout = 30)
 	cr_expect(strstr(err, "memwatch: no process with pid 4000000"), "says so: [%s]", err);
 }
 
-Test(cli, unprivileged__exit_1_names_capabilities, .timeout = 30)
+Test(cli, unprivileged__exit_1_names_capabilities, .timeout = MW_TIMEOUT)
 {
 	char pid[16];
 	const char *argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
@@ -153,7 +156,7 @@ Test(cli, unprivileged__exit_1_names_capabilities, .timeout = 30)
 		  "names what is missing: [%s]", err);
 }
 
-Test(cli, help_and_version__exit_0, .timeout = 30)
+Test(cli, help_and_version__exit_0, .timeout = MW_TIMEOUT)
 {
 	const char *help[] = { MEMWATCH, "--help", NULL }, *ver[] = { MEMWATCH, "-V", NULL };
 	const char *err;
@@ -164,23 +167,21 @@ Test(cli, help_and_version__exit_0, .timeout = 30)
 
 /* execve: the probes belonged to the old image. memwatch says so,
  * re-attaches to the new one, and its figures restart from zero. */
-Test(lifecycle, target_execs__reattached_and_exact, .timeout = 120)
+Test(lifecycle, target_execs__reattached_and_exact, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--top", "3", NULL };
 	long long sites_before;
 	struct session s;
 	char *line;
-	int i;
 
 	session_start(&s, "2", "10", extra);
 	session_command(&s, "run\n");
 	session_settle(&s);
 	sites_before = session_int(&s, "sites");
 	proc_send(&s.target, "exec\n");
-	line = proc_line(&s.target, 10000);
+	line = proc_line(&s.target);
 	cr_assert(line && !strncmp(line, "ready", 5), "the new image starts");
-	for (i = 0; i < 200 && !strstr(proc_stderr(&s.mw), "re-attached"); i++)
-		usleep(50000);
+	wait_until(strstr(proc_stderr(&s.mw), "re-attached"), "memwatch to say it re-attached");
 	cr_assert(strstr(proc_stderr(&s.mw), "executed a new program"),
 		  "stderr says the target executed a new program: [%s]", proc_stderr(&s.mw));
 	/* after re-attach, the new image's tally */
@@ -192,50 +193,50 @@ Test(lifecycle, target_execs__reattached_and_exact, .timeout = 120)
 
 /* Two targets at once: each row carries its pid, each pid's figures are
  * its own. */
-Test(lifecycle, two_pids__rows_per_pid_each_exact, .timeout = 120)
+Test(lifecycle, two_pids__rows_per_pid_each_exact, .timeout = MW_TIMEOUT)
 {
 	const char *targv[] = { TARGET("alloc_script"), "1", "5", NULL };
 	struct proc a, b, mw;
 	char pa[16], pb[16], row[2][4096] = { "", "" }, header[4096], *line, *ra, *rb;
 	long long want_a, want_b;
+	int seen[2] = { 0, 0 };
 
 	proc_spawn(&a, targv);
 	proc_spawn(&b, (const char *[]){ TARGET("alloc_script"), "2", "9", NULL });
-	cr_assert(proc_line(&a, 5000) && proc_line(&b, 5000), "both targets ready");
+	cr_assert(proc_line(&a) && proc_line(&b), "both targets ready");
 	snprintf(pa, sizeof(pa), "%d", (int)a.pid);
 	snprintf(pb, sizeof(pb), "%d", (int)b.pid);
 	const char *argv[] = { MEMWATCH, "-p", pa, "--pid", pb, "-i", "0.1", NULL };
 	proc_spawn(&mw, argv);
-	line = proc_line(&mw, 20000);
+	line = proc_line(&mw);
 	cr_assert(line, "header");
 	snprintf(header, sizeof(header), "%s", line);
 	proc_send(&a, "run\n");
 	proc_send(&b, "run\n");
-	ra = strdup(proc_line(&a, 30000));
-	rb = strdup(proc_line(&b, 30000));
+	ra = strdup(proc_line(&a));
+	rb = strdup(proc_line(&b));
 	want_a = reply_int(ra, "live_bytes");
 	want_b = reply_int(rb, "live_bytes");
 	cr_assert_neq(want_a, want_b, "the two targets hold different amounts");
-	proc_drain(&mw, 0, NULL, 0);
-	/* rows for both, however long a row takes (the guard stops a hang) */
-	for (double guard = now_s() + 30; now_s() < guard && !(row[0][0] && row[1][0]);) {
-		line = proc_line(&mw, 200);
-		if (!line)
-			continue;
-		if (csv_int(header, line, "pid") == a.pid)
-			snprintf(row[0], sizeof(row[0]), "%s", line);
-		else if (csv_int(header, line, "pid") == b.pid)
-			snprintf(row[1], sizeof(row[1]), "%s", line);
+	proc_skip(&mw, NULL, 0);
+	/* each pid's second row from now, sampled after the runs, however
+	 * long a row takes */
+	while ((seen[0] < 2 || seen[1] < 2) && (line = proc_line(&mw))) {
+		int k = csv_int(header, line, "pid") == a.pid ? 0 :
+			csv_int(header, line, "pid") == b.pid ? 1 : -1;
+
+		if (k >= 0 && ++seen[k] == 2)
+			snprintf(row[k], sizeof(row[k]), "%s", line);
 	}
 	cr_assert(row[0][0] && row[1][0], "rows for both pids");
 	cr_expect_eq(csv_int(header, row[0], "heap_live_bytes"), want_a, "pid A's own figure (%s)", ra);
 	cr_expect_eq(csv_int(header, row[1], "heap_live_bytes"), want_b, "pid B's own figure (%s)", rb);
 	proc_kill(&mw, SIGTERM);
-	cr_expect_eq(proc_wait(&mw, 5000), 0, "exit 0");
+	cr_expect_eq(proc_wait(&mw), 0, "exit 0");
 	proc_send(&a, "quit\n");
 	proc_send(&b, "quit\n");
-	proc_wait(&a, 5000);
-	proc_wait(&b, 5000);
+	proc_wait(&a);
+	proc_wait(&b);
 	free(ra);
 	free(rb);
 }
@@ -256,7 +257,7 @@ static long long open_calls(pid_t pid)
  * index its open call holds is let go by memwatch at the next interval,
  * while memwatch goes on watching the other process.
  */
-Test(lifecycle, thread_killed_inside_malloc__its_call_let_go, .timeout = 120)
+Test(lifecycle, thread_killed_inside_malloc__its_call_let_go, .timeout = MW_TIMEOUT)
 {
 	struct proc a, b, mw;
 	char pa[16], pb[16], *line;
@@ -264,25 +265,23 @@ Test(lifecycle, thread_killed_inside_malloc__its_call_let_go, .timeout = 120)
 
 	proc_spawn(&a, (const char *[]){ TARGET("stuck_alloc"), NULL });
 	proc_spawn(&b, (const char *[]){ TARGET("alloc_script"), "1", "1", NULL });
-	cr_assert(proc_line(&a, 5000) && proc_line(&b, 5000), "both targets ready");
+	cr_assert(proc_line(&a) && proc_line(&b), "both targets ready");
 	snprintf(pa, sizeof(pa), "%d", (int)a.pid);
 	snprintf(pb, sizeof(pb), "%d", (int)b.pid);
 	proc_spawn(&mw, (const char *[]){ MEMWATCH, "-p", pa, "-p", pb, "-i", "0.2", NULL });
-	cr_assert(proc_line(&mw, 20000), "header");
+	cr_assert(proc_line(&mw), "header");
 	proc_send(&a, "stick\n");
-	line = proc_line(&a, 10000);
+	line = proc_line(&a);
 	cr_assert(line && strstr(line, "stuck tid="), "the worker stopped inside mi_malloc");
 	cr_expect_eq(open_calls(a.pid), 1, "its call open in the calls array");
 	proc_kill(&a, SIGKILL);
-	proc_wait(&a, 5000);
-	for (double guard = now_s() + 30; now_s() < guard && held != 0;) {
-		proc_drain(&mw, 200, NULL, 0);
-		held = open_calls(a.pid);
-	}
+	proc_wait(&a);
+	wait_until((proc_skip(&mw, NULL, 0), held = open_calls(a.pid)) == 0,
+		   "the dead thread's call to be let go (%d open)", held);
 	cr_expect_eq(held, 0, "the dead thread's index let go");
-	cr_expect_eq(kill(mw.pid, 0), 0, "memwatch still watching the other process");
+	cr_expect(!proc_exited(&mw), "memwatch still watching the other process");
 	proc_kill(&mw, SIGTERM);
-	cr_expect_eq(proc_wait(&mw, 5000), 0, "exit 0");
+	cr_expect_eq(proc_wait(&mw), 0, "exit 0");
 	proc_send(&b, "quit\n");
-	proc_wait(&b, 5000);
+	proc_wait(&b);
 }

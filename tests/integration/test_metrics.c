@@ -31,7 +31,7 @@ static void start_exporter(struct session *s, char *port)
 	session_start_target(s, script, extra);
 }
 
-Test(metrics, prometheus_text__passes_promtool, .timeout = 60)
+Test(metrics, prometheus_text__passes_promtool, .timeout = MW_TIMEOUT)
 {
 	struct session s;
 	char port[16];
@@ -88,7 +88,7 @@ static void check_openmetrics(const char *body)
 	cr_expect_gt(samples, 10, "the exposition has samples");
 }
 
-Test(metrics, openmetrics__eof_counters_total_units, .timeout = 60)
+Test(metrics, openmetrics__eof_counters_total_units, .timeout = MW_TIMEOUT)
 {
 	struct session s;
 	char port[16];
@@ -108,7 +108,7 @@ Test(metrics, openmetrics__eof_counters_total_units, .timeout = 60)
 	session_stop(&s);
 }
 
-Test(metrics, http__landing_404_405, .timeout = 60)
+Test(metrics, http__landing_404_405, .timeout = MW_TIMEOUT)
 {
 	struct session s;
 	char port[16];
@@ -127,7 +127,7 @@ Test(metrics, http__landing_404_405, .timeout = 60)
 	session_stop(&s);
 }
 
-Test(metrics, real_prometheus__stores_target_count, .timeout = 180)
+Test(metrics, real_prometheus__stores_target_count, .timeout = MW_TIMEOUT)
 {
 	char dir[] = "/tmp/memwatch-prom-XXXXXX", scrape[256];
 	static struct prom prom;
@@ -144,8 +144,9 @@ Test(metrics, real_prometheus__stores_target_count, .timeout = 180)
 		 "      - targets: ['127.0.0.1:%s']\n", port);
 	prom_start(&prom, dir, scrape);
 	/* the query answers once Prometheus has scraped memwatch */
-	for (int i = 0; i < 90 && stored != (double)want; i++) {
-		sleep(1);
+	while (stored != (double)want &&
+	       patience_wait("Prometheus to store the count %lld (it answers %g)", want, stored)) {
+		usleep(500000);		/* it scrapes every 2 s: ask twice a second */
 		stored = prom_query(&prom, "memwatch_struct_elements%7Bstruct%3D%22table%22%7D");
 	}
 	cr_expect_eq(stored, (double)want,
@@ -156,7 +157,7 @@ Test(metrics, real_prometheus__stores_target_count, .timeout = 180)
 	temp_dir_remove(dir);
 }
 
-Test(metrics, textfile__never_seen_half_written, .timeout = 60)
+Test(metrics, textfile__never_seen_half_written, .timeout = MW_TIMEOUT)
 {
 	char dir[] = "/tmp/memwatch-textfile-XXXXXX", path[256], buf[1 << 16];
 	const char *extra[] = { "-f", "openmetrics", "-o", path, "-i", "0.005", NULL };
@@ -164,18 +165,17 @@ Test(metrics, textfile__never_seen_half_written, .timeout = 60)
 	int reads = 0, whole = 0, files = 0;
 	ino_t ino = 0;
 	struct stat st;
-	double end;
 
 	cr_assert(mkdtemp(dir), "temp dir");
 	snprintf(path, sizeof(path), "%s/memwatch.prom", dir);
 	session_spawn(&s, script, extra, false);
-	for (int i = 0; i < 200 && stat(path, &st); i++)
-		usleep(50000);
+	wait_until(!stat(path, &st), "%s to be written", path);
 	cr_assert_eq(stat(path, &st), 0, "memwatch writes %s; stderr: %s", path,
 		     proc_stderr(&s.mw));
 	proc_send(&s.target, "run\n");	/* figures change under the reader */
 	/* read across several rewrites (each one a new file renamed in) */
-	for (end = now_s() + 60; now_s() < end && (reads < 100 || files < 5);) {
+	/* as fast as it can: no pause between reads */
+	while ((reads < 100 || files < 5) && patience_ms() > 0) {
 		FILE *f = fopen(path, "r");
 		size_t n;
 
@@ -199,7 +199,7 @@ Test(metrics, textfile__never_seen_half_written, .timeout = 60)
 	temp_dir_remove(dir);
 }
 
-Test(metrics, stdout_openmetrics__one_exposition_per_interval, .timeout = 60)
+Test(metrics, stdout_openmetrics__one_exposition_per_interval, .timeout = MW_TIMEOUT)
 {
 	const char *targv[] = { TARGET("alloc_script"), "1", "1", NULL };
 	struct proc target, mw;
@@ -207,19 +207,19 @@ Test(metrics, stdout_openmetrics__one_exposition_per_interval, .timeout = 60)
 	int eofs = 0;
 
 	proc_spawn(&target, targv);
-	cr_assert(proc_line(&target, 5000), "target ready");
+	cr_assert(proc_line(&target), "target ready");
 	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
 	const char *argv[] = { MEMWATCH, "-p", pid, "-i", "0.2", "-n", "3", "-f", "openmetrics", NULL };
 	proc_spawn(&mw, argv);
-	while ((line = proc_line(&mw, 5000)))
+	while ((line = proc_line(&mw)))
 		eofs += !strcmp(line, "# EOF");
-	cr_expect_eq(proc_wait(&mw, 5000), 0, "exits 0 after -n 3");
+	cr_expect_eq(proc_wait(&mw), 0, "exits 0 after -n 3");
 	cr_expect_eq(eofs, 3, "three expositions, each ending in # EOF");
 	proc_send(&target, "quit\n");
-	proc_wait(&target, 5000);
+	proc_wait(&target);
 }
 
-Test(metrics, http__stalled_client_and_burst_do_not_block, .timeout = 60)
+Test(metrics, http__stalled_client_and_burst_do_not_block, .timeout = MW_TIMEOUT)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	int fds[200], n = 0, status;
@@ -250,7 +250,7 @@ Test(metrics, http__stalled_client_and_burst_do_not_block, .timeout = 60)
 
 /* The process label is the executable's file name: the kernel's comm
  * keeps 15 characters of it, a node's name is often longer. */
-Test(metrics, process_label__the_executables_whole_name, .timeout = 60)
+Test(metrics, process_label__the_executables_whole_name, .timeout = MW_TIMEOUT)
 {
 	static const char name[] = "memwatch-test-a-long-program-name";
 	char path[128], cmd[300], pid[16], want[160], *line;
@@ -262,17 +262,17 @@ Test(metrics, process_label__the_executables_whole_name, .timeout = 60)
 	snprintf(cmd, sizeof(cmd), "cp %s %s", TARGET("read_c"), path);
 	cr_assert_eq(system(cmd), 0, "a copy under a long name");
 	proc_spawn(&t, targv);
-	cr_assert(proc_line(&t, 10000), "target ready");
+	cr_assert(proc_line(&t), "target ready");
 	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
 	snprintf(want, sizeof(want), "memwatch_rss_bytes{pid=\"%d\",comm=\"%s-%d\"}", (int)t.pid,
 		 name, (int)getpid());
 	const char *argv[] = { MEMWATCH, "-p", pid, "--no-heap", "-n", "1", "-f", "openmetrics", NULL };
 	proc_spawn(&mw, argv);
-	while ((line = proc_line(&mw, 20000)) && strcmp(line, "# EOF"))
+	while ((line = proc_line(&mw)) && strcmp(line, "# EOF"))
 		found |= !strncmp(line, want, strlen(want));
 	cr_expect(found, "the label names it whole: %s", want);
-	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0: %s", proc_stderr(&mw));
+	cr_expect_eq(proc_wait(&mw), 0, "exit 0: %s", proc_stderr(&mw));
 	proc_send(&t, "quit\n");
-	proc_wait(&t, 5000);
+	proc_wait(&t);
 	unlink(path);
 }

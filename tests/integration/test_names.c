@@ -14,7 +14,7 @@
 
 static const char *const rust_node[] = { TARGET("rust_node"), NULL };
 
-Test(names, rust_suffixes__each_names_its_function, .timeout = 120)
+Test(names, rust_suffixes__each_names_its_function, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap",
 				"--struct", "dag", "--insert", "ConsensusState::add_certificate",
@@ -53,7 +53,7 @@ static void refused(const char *const extra[], const char *const want[])
 	const char *err;
 
 	session_spawn(&s, rust_node, extra, false);
-	cr_expect_eq(proc_wait(&s.mw, 60000), 1, "exit 1: %s", proc_stderr(&s.mw));
+	cr_expect_eq(proc_wait(&s.mw), 1, "exit 1: %s", proc_stderr(&s.mw));
 	err = proc_stderr(&s.mw);
 	for (; *want; want++)
 		cr_expect(strstr(err, *want), "says [%s]: %s", *want, err);
@@ -61,7 +61,7 @@ static void refused(const char *const extra[], const char *const want[])
 	session_stop(&s);
 }
 
-Test(names, rust_shared_suffix__refused_with_both, .timeout = 60)
+Test(names, rust_shared_suffix__refused_with_both, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap", "--struct", "pool", "--insert", "Pool::insert", NULL };
 	const char *want[] = { "--insert 'Pool::insert' ends 2 functions' paths",
@@ -71,7 +71,7 @@ Test(names, rust_shared_suffix__refused_with_both, .timeout = 60)
 	refused(extra, want);
 }
 
-Test(names, rust_near_miss__the_nearest_paths, .timeout = 60)
+Test(names, rust_near_miss__the_nearest_paths, .timeout = MW_TIMEOUT)
 {
 	const char *typo[] = { "--no-heap", "--struct", "dag", "--insert", "add_certifcate", NULL };
 	const char *typo_want[] = { "no such function",
@@ -93,7 +93,7 @@ Test(names, rust_near_miss__the_nearest_paths, .timeout = 60)
  * (one in the gc task, one in evict). Each is probed where it starts, so
  * every removal counts, whichever copy ran; and add_certificate's panics
  * before inserting add nothing: the element count is the DAG's. */
-Test(names, rust_inlined_remove_and_panicking_insert__exact, .timeout = 120)
+Test(names, rust_inlined_remove_and_panicking_insert__exact, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap", "--struct", "dag", "--insert", "add_certificate",
 				"--remove", "remove_certificate", NULL };
@@ -127,7 +127,7 @@ Test(names, rust_inlined_remove_and_panicking_insert__exact, .timeout = 120)
 	cr_expect_eq(s.target.status, 0, "the target exits 0");
 }
 
-Test(names, rust_inlined_only__ret_refused, .timeout = 60)
+Test(names, rust_inlined_only__ret_refused, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap", "--struct", "dag", "--remove", "remove_certificate",
 				"--delta", "ret", NULL };
@@ -140,7 +140,7 @@ Test(names, rust_inlined_only__ret_refused, .timeout = 60)
 /* --delta ret where the target can unwind: read at the return
  * instructions, which the kernel single-steps (said, with its cost), and
  * exact: a call that panics returns nothing. */
-Test(names, rust_ret_in_an_unwinding_target__said_and_exact, .timeout = 120)
+Test(names, rust_ret_in_an_unwinding_target__said_and_exact, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap", "--struct", "dag", "--insert", "add_certificate",
 				"--delta", "ret", NULL };

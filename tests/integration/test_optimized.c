@@ -85,7 +85,7 @@ Test(optimized, shapes__the_compiler_made_them)
 
 /* tail calls from one probed function into another, and into malloc:
  * both scopes stay open, every figure exact */
-Test(optimized, tail_calls__exact, .timeout = 120)
+Test(optimized, tail_calls__exact, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { TAIL_ARGS, NULL };
 	struct session s;
@@ -114,7 +114,7 @@ Test(optimized, tail_calls__exact, .timeout = 120)
 /* --delta ret on a function that tail-calls another: its return value is
  * the callee's, counted once for each; structure-only, so that no
  * allocator probe opens scopes in between */
-Test(optimized, tail_call_ret__the_callees_value, .timeout = 120)
+Test(optimized, tail_call_ret__the_callees_value, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = {
 		"--no-heap",
@@ -172,7 +172,7 @@ static void expect_clones(struct session *s, bool bytes)
 
 /* clones named by the source name; a .cold part not a choice; a split
  * function's header and part counted once a call */
-Test(optimized, clones_and_parts__by_source_name, .timeout = 120)
+Test(optimized, clones_and_parts__by_source_name, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { CLONE_ARGS, NULL };
 	const char *noheap[] = { "--no-heap", CLONE_ARGS, NULL };
@@ -207,17 +207,17 @@ static int refused(const char *const args[], char *err, size_t len)
 	int n = 3, rc;
 
 	proc_spawn(&t, target);
-	line = proc_line(&t, 10000);
+	line = proc_line(&t);
 	cr_assert(line && !strncmp(line, "ready", 5), "target ready");
 	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
 	argv[2] = pid;
 	for (int i = 0; args[i] && n < 15; i++)
 		argv[n++] = args[i];
 	proc_spawn(&mw, argv);
-	rc = proc_wait(&mw, 30000);
+	rc = proc_wait(&mw);
 	snprintf(err, len, "%s", proc_stderr(&mw));
 	proc_send(&t, "quit\n");
-	proc_wait(&t, 10000);
+	proc_wait(&t);
 	return rc;
 }
 
@@ -239,7 +239,7 @@ static int lines_with(const char *text, const char *word)
 	return n;
 }
 
-Test(optimized, argument_delta_on_a_clone__refused, .timeout = 60)
+Test(optimized, argument_delta_on_a_clone__refused, .timeout = MW_TIMEOUT)
 {
 	const char *isra[] = { "--struct", "p", "--insert", "pair_put", "--delta", "arg1", NULL };
 	const char *part[] = { "--struct", "c", "--insert", "cache_add", "--delta", "ret", NULL };
@@ -255,7 +255,7 @@ Test(optimized, argument_delta_on_a_clone__refused, .timeout = 60)
 
 /* note_round has no symbol: its one copy, in run (itself inlined into
  * main), is probed where DWARF says it starts, and counts every call. */
-Test(optimized, inlined_everywhere__counted_at_its_copy, .timeout = 60)
+Test(optimized, inlined_everywhere__counted_at_its_copy, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap", "--struct", "n", "--insert", "note_round", NULL };
 	struct session s;
@@ -278,7 +278,7 @@ Test(optimized, inlined_everywhere__counted_at_its_copy, .timeout = 60)
 	session_stop(&s);
 }
 
-Test(optimized, near_miss__suggests_the_source_name, .timeout = 60)
+Test(optimized, near_miss__suggests_the_source_name, .timeout = MW_TIMEOUT)
 {
 	const char *typo[] = { "--struct", "i", "--insert", "item_psh", NULL };
 	char err[4096];
@@ -292,7 +292,7 @@ Test(optimized, near_miss__suggests_the_source_name, .timeout = 60)
  * on another process of the same program: the kernel prepares a return
  * for every return consumer of a probe, whatever pid it filters on) puts
  * the trampoline in the insert's return slot: its scope stays open. */
-Test(optimized, another_return_probe__scopes_stay_exact, .timeout = 120)
+Test(optimized, another_return_probe__scopes_stay_exact, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { TAIL_ARGS, NULL };
 	const char *other_args[] = { "--no-heap", "--struct", "o", "--insert", "index_add",

@@ -50,7 +50,7 @@ static void start(struct run *r, const char *interval, const char *history)
 				"--struct", "index", "--insert", "index_add", "--insert",
 				"index_add_batch", "--delta", "arg2", "--remove", "index_del", NULL };
 	session_spawn(&r->s, script, extra, false);
-	cr_assert_geq(file_wait_rows(r->feed, 1, 20000, header, sizeof(header), last, sizeof(last)), 1,
+	cr_assert_geq(file_wait_rows(r->feed, 1, header, sizeof(header), last, sizeof(last)), 1,
 		      "memwatch writes the feed; stderr: %s", proc_stderr(&r->s.mw));
 }
 
@@ -67,17 +67,15 @@ static const char *run_script(struct run *r)
 	static char reply[512];
 	char header[4096], last[4096];
 	long long want;
-	double end;
 
 	snprintf(reply, sizeof(reply), "%s", session_command(&r->s, "run\n"));
 	want = reply_int(reply, "table_elements");
-	for (end = now_s() + 10; now_s() < end; usleep(50000))
-		if (file_rows(r->feed, header, sizeof(header), last, sizeof(last)) > 0 &&
-		    csv_int(header, last, "table_elements") == want)
-			return reply;
-	cr_assert_fail("the feed never showed table_elements=%lld; stderr: %s", want,
-		       proc_stderr(&r->s.mw));
-	return NULL;
+	cr_assert(wait_until(file_rows(r->feed, header, sizeof(header), last, sizeof(last)) > 0 &&
+			     csv_int(header, last, "table_elements") == want,
+			     "the feed to show table_elements=%lld", want),
+		  "the feed never showed table_elements=%lld; stderr: %s", want,
+		  proc_stderr(&r->s.mw));
+	return reply;
 }
 
 /* The text of the element with id @id in the DOM, or "" if absent. */
@@ -117,7 +115,7 @@ static void expect_chromium(void)
 		     CHROMIUM " is missing: `make deps` installs it (Debian's chromium)");
 }
 
-Test(page, in_chromium__charts_and_the_targets_counts, .timeout = 120)
+Test(page, in_chromium__charts_and_the_targets_counts, .timeout = MW_TIMEOUT)
 {
 	char cmd[512], header[4096], last[4096], url[64];
 	long long table, index;
@@ -170,7 +168,7 @@ static void png_size(const char *path, unsigned *w, unsigned *h)
 	*h = (unsigned)head[20] << 24 | (unsigned)head[21] << 16 | (unsigned)head[22] << 8 | head[23];
 }
 
-Test(page, screenshot__a_png_of_the_window_size, .timeout = 120)
+Test(page, screenshot__a_png_of_the_window_size, .timeout = MW_TIMEOUT)
 {
 	char cmd[512], png[160];
 	unsigned w, h;
@@ -192,7 +190,7 @@ Test(page, screenshot__a_png_of_the_window_size, .timeout = 120)
 	stop(&r);
 }
 
-Test(page, api_snapshot__equals_the_csv_row_of_its_interval, .timeout = 60)
+Test(page, api_snapshot__equals_the_csv_row_of_its_interval, .timeout = MW_TIMEOUT)
 {
 	char json[160], copy[160], cmd[512], out[4096];
 	const char *reply;
@@ -218,50 +216,97 @@ Test(page, api_snapshot__equals_the_csv_row_of_its_interval, .timeout = 60)
 	stop(&r);
 }
 
-/* Waits for a fresh row in the feed, then, well inside the interval,
- * fetches the history and copies the feed: both hold the same rows when
- * the feed has as many before and after. The number of rows. */
-static int history_with_feed(struct run *r, const char *json, const char *copy)
+/* The last "timestamp" value of the JSON in @path, into @ts; and how
+ * many there are (a history's rows). */
+static int json_last_timestamp(const char *path, char *ts, size_t len)
 {
-	char header[4096], last[4096], path[64], cmd[512];
-	double end = now_s() + 20;
+	static char text[1 << 20];
+	FILE *f = fopen(path, "r");
+	const char *key = "\"timestamp\":\"", *at;
+	size_t n;
+	int count = 0;
 
-	snprintf(path, sizeof(path), "/api/history?pid=%s", r->s.pid);
-	for (int tries = 0; tries < 20; tries++) {
-		int before = file_rows(r->feed, header, sizeof(header), last, sizeof(last)), after;
+	cr_assert(f, "read %s", path);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	ts[0] = '\0';
+	for (at = strstr(text, key); at; at = strstr(at + 1, key)) {
+		const char *v = at + strlen(key);
 
-		while (file_rows(r->feed, header, sizeof(header), last, sizeof(last)) == before)
-			cr_assert(now_s() < end && !usleep(5000), "memwatch writes rows; stderr: %s",
-				  proc_stderr(&r->s.mw));
-		before++;
-		usleep(30000);
-		cr_assert_eq(http_fetch(r->port, path, json, NULL, 0), 200, "GET %s", path);
-		snprintf(cmd, sizeof(cmd), "cp %s %s", r->feed, copy);
-		cr_assert_eq(system(cmd), 0, "copy the feed");
-		after = file_rows(copy, header, sizeof(header), last, sizeof(last));
-		if (after == before)
-			return after;
+		snprintf(ts, len, "%.*s", (int)strcspn(v, "\""), v);
+		count++;
 	}
-	cr_assert_fail("the feed kept changing under the request");
-	return -1;
+	return count;
 }
 
-Test(page, api_history__rows_so_far_then_the_last_n, .timeout = 60)
+/* Copies the feed's header and rows up to the one written at @ts into
+ * @copy: the number of rows, or -1 when the feed has none at @ts yet. */
+static int feed_through(const char *feed, const char *ts, const char *copy)
+{
+	FILE *in = fopen(feed, "r"), *out;
+	char line[8192];
+	int rows = -1, n = 0;
+
+	if (!in)
+		return -1;
+	out = fopen(copy, "w");
+	cr_assert(out, "write %s", copy);
+	while (rows < 0 && fgets(line, sizeof(line), in)) {
+		if (!strchr(line, '\n'))
+			break;			/* a row being written */
+		fputs(line, out);
+		if (n++ && !strncmp(line, ts, strlen(ts)) && line[strlen(ts)] == ',')
+			rows = n - 1;
+	}
+	fclose(in);
+	fclose(out);
+	return rows;
+}
+
+/* Fetches the history into @json, then copies the feed up to the
+ * history's newest row into @copy: the rows sampled by then (each row
+ * is kept in the history when sampled, a moment before the feed has it:
+ * so the copy waits for it). The number of rows the copy has. */
+static int history_with_feed(struct run *r, const char *json, const char *copy)
+{
+	char path[64], ts[64];
+	int rows = -1;
+
+	snprintf(path, sizeof(path), "/api/history?pid=%s", r->s.pid);
+	cr_assert_eq(http_fetch(r->port, path, json, NULL, 0), 200, "GET %s", path);
+	cr_assert_gt(json_last_timestamp(json, ts, sizeof(ts)), 0, "rows in the history");
+	cr_assert(wait_until((rows = feed_through(r->feed, ts, copy)) >= 0,
+			     "the feed's row at %s", ts),
+		  "the feed has the history's newest row; stderr: %s", proc_stderr(&r->s.mw));
+	return rows;
+}
+
+Test(page, api_history__rows_so_far_then_the_last_n, .timeout = MW_TIMEOUT)
 {
 	char json[160], copy[160], cmd[512], out[4096];
 	int rows;
 	struct run r;
 
-	start(&r, "0.25", "8");
+	/* room for far more rows than the test takes to look: every row */
+	start(&r, "0.25", "1000");
 	snprintf(json, sizeof(json), "%s/history.json", r.dir);
 	snprintf(copy, sizeof(copy), "%s/feed-copy.csv", r.dir);
+	session_command(&r.s, "run\n");		/* the figures move */
 	rows = history_with_feed(&r, json, copy);
-	cr_assert_lt(rows, 8, "checked early, with %d rows", rows);
+	cr_assert_lt(rows, 1000, "checked with %d rows", rows);
 	snprintf(cmd, sizeof(cmd), CHECKER " history %s %s %d", json, copy, rows);
 	cr_expect_eq(run_capture(cmd, out, sizeof(out)), 0,
 		     "the history is every row so far (%d), oldest first: %s", rows, out);
-	session_command(&r.s, "run\n");		/* the figures move */
-	while ((rows = history_with_feed(&r, json, copy)) < 12)
+	stop(&r);
+
+	/* room for 8: past 12 rows, the last 8 */
+	start(&r, "0.25", "8");
+	snprintf(json, sizeof(json), "%s/history.json", r.dir);
+	snprintf(copy, sizeof(copy), "%s/feed-copy.csv", r.dir);
+	session_command(&r.s, "run\n");
+	while ((rows = history_with_feed(&r, json, copy)) < 12 &&
+	       patience_wait("12 rows in the feed (%d)", rows))
 		;
 	snprintf(cmd, sizeof(cmd), CHECKER " history %s %s 8", json, copy);
 	cr_expect_eq(run_capture(cmd, out, sizeof(out)), 0,
@@ -269,7 +314,7 @@ Test(page, api_history__rows_so_far_then_the_last_n, .timeout = 60)
 	stop(&r);
 }
 
-Test(page, api_bad_queries__400_and_404_one_line, .timeout = 60)
+Test(page, api_bad_queries__400_and_404_one_line, .timeout = MW_TIMEOUT)
 {
 	static const char *const malformed[] = {
 		"/api/history", "/api/history?pid=", "/api/history?pid=abc",
@@ -324,32 +369,29 @@ static long long rows_kept(int port)
 
 /* A --pid target that exits leaves the API, and its rows leave the
  * history (its slot is dropped), while another's stay. */
-Test(page, exited_target__its_history_is_dropped, .timeout = 60)
+Test(page, exited_target__its_history_is_dropped, .timeout = MW_TIMEOUT)
 {
 	struct proc a, b, mw;
 	char pa[16], pb[16], port[16], path[64];
 	static char response[1 << 16];
 	int p = free_port();
-	double end;
 
 	proc_spawn(&a, script);
 	proc_spawn(&b, script);
-	cr_assert(proc_line(&a, 5000) && proc_line(&b, 5000), "targets ready");
+	cr_assert(proc_line(&a) && proc_line(&b), "targets ready");
 	snprintf(pa, sizeof(pa), "%d", (int)a.pid);
 	snprintf(pb, sizeof(pb), "%d", (int)b.pid);
 	snprintf(port, sizeof(port), "%d", p);
 	const char *argv[] = { MEMWATCH, "-p", pa, "-p", pb, "-i", "0.05", "-l", port,
 			       "--history", "20", "-o", "/dev/null", NULL };
 	proc_spawn(&mw, argv);
-	for (end = now_s() + 20; now_s() < end && rows_kept(p) != 40; usleep(50000))
-		;
+	wait_until(rows_kept(p) == 40, "both targets' 20 rows in the history");
 	cr_assert_eq(rows_kept(p), 40, "both targets' 20 rows are kept; stderr: %s", proc_stderr(&mw));
 	proc_send(&a, "quit\n");
-	proc_wait(&a, 5000);
+	proc_wait(&a);
 	snprintf(path, sizeof(path), "/api/history?pid=%s", pa);
-	for (end = now_s() + 10; now_s() < end; usleep(50000))
-		if (http_request(p, "GET", path, NULL, response, sizeof(response)) == 404)
-			break;
+	wait_until(http_request(p, "GET", path, NULL, response, sizeof(response)) == 404,
+		   "%s to answer 404", path);
 	cr_expect_eq(http_request(p, "GET", path, NULL, response, sizeof(response)), 404,
 		     "the exited pid leaves the API");
 	cr_expect_eq(rows_kept(p), 20, "and its rows the history: the other's 20 stay");
@@ -357,7 +399,7 @@ Test(page, exited_target__its_history_is_dropped, .timeout = 60)
 	cr_expect_eq(http_request(p, "GET", path, NULL, response, sizeof(response)), 200,
 		     "the other is still served");
 	proc_kill(&mw, SIGTERM);
-	proc_wait(&mw, 5000);
+	proc_wait(&mw);
 	proc_send(&b, "quit\n");
-	proc_wait(&b, 5000);
+	proc_wait(&b);
 }

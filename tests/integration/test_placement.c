@@ -23,7 +23,7 @@ static const char *const prologues[] = { TARGET("prologues"), NULL };
 
 /* Every p_ function as a structure counting its second argument (its
  * first for p_copy, which keeps that one only in rax past its prologue). */
-Test(placement, moved_probes__exact_and_the_target_unchanged, .timeout = 60)
+Test(placement, moved_probes__exact_and_the_target_unchanged, .timeout = MW_TIMEOUT)
 {
 	static const char *const names[] = { "push", "sub", "mov", "redzone", "endbr", "copy" };
 	const char *extra[64] = { "--no-heap" };
@@ -69,7 +69,7 @@ Test(placement, moved_probes__exact_and_the_target_unchanged, .timeout = 60)
 /* --delta ret in a C target keeps a return probe: the kernel takes the
  * return address from [rsp] when the entry probe hits, so a probe cannot
  * move past sub $imm,%rsp. Said once, counted, and still exact. */
-Test(placement, return_probe_past_sub__stays_single_stepped_and_said, .timeout = 60)
+Test(placement, return_probe_past_sub__stays_single_stepped_and_said, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap", "--struct", "sub", "--insert", "p_sub", "--delta", "ret",
 				"--struct", "mov", "--insert", "p_mov", "--delta", "ret", NULL };
@@ -106,7 +106,7 @@ static long long probed_ns(struct proc *t, const char *name)
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "where %s\n", name);
 	proc_send(t, cmd);
-	off = reply_int(proc_line(t, 5000), "off");
+	off = reply_int(proc_line(t), "off");
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
 	a.type = (__u32)type;
 	a.config1 = (__u64)(unsigned long)path;
@@ -117,7 +117,7 @@ static long long probed_ns(struct proc *t, const char *name)
 	for (int i = 0; i < 3; i++) {
 		snprintf(cmd, sizeof(cmd), "spin %s 20000\n", name);
 		proc_send(t, cmd);
-		ns[i] = reply_int(proc_line(t, 30000), "ns_per_call");
+		ns[i] = reply_int(proc_line(t), "ns_per_call");
 	}
 	close(fd);
 	for (int i = 0; i < 2; i++)		/* sort three */
@@ -131,7 +131,7 @@ static long long probed_ns(struct proc *t, const char *name)
 	return ns[1];
 }
 
-Test(placement, kernel_emulates_what_placement_counts_on, .timeout = 120)
+Test(placement, kernel_emulates_what_placement_counts_on, .timeout = MW_TIMEOUT)
 {
 	static const char *const emulated[] = { "push", "jcc", "nop" };
 	static const char *const stepped[] = { "mov", "endbr", "ret" };
@@ -140,7 +140,7 @@ Test(placement, kernel_emulates_what_placement_counts_on, .timeout = 120)
 	char report[512] = "";
 
 	proc_spawn(&t, prologues);
-	cr_assert(proc_line(&t, 5000), "target ready");
+	cr_assert(proc_line(&t), "target ready");
 	for (int i = 0; i < 3; i++) {
 		ns = probed_ns(&t, emulated[i]);
 		snprintf(report + strlen(report), sizeof(report) - strlen(report), " %s=%lld", emulated[i], ns);
@@ -155,5 +155,5 @@ Test(placement, kernel_emulates_what_placement_counts_on, .timeout = 120)
 		     "every emulated probe is at least twice as fast as any single-stepped one (ns per call:%s)",
 		     report);
 	proc_send(&t, "quit\n");
-	proc_wait(&t, 5000);
+	proc_wait(&t);
 }

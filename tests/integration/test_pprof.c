@@ -71,7 +71,7 @@ static void stop(struct run *r)
 	temp_dir_remove(r->dir);
 }
 
-Test(pprof, heap_profile__go_tool_pprof_reads_exact_bytes, .timeout = 120)
+Test(pprof, heap_profile__go_tool_pprof_reads_exact_bytes, .timeout = MW_TIMEOUT)
 {
 	char path[256], hdr[2048], raw[1 << 14];
 	struct run r;
@@ -139,7 +139,7 @@ Test(pprof, heap_profile__go_tool_pprof_reads_exact_bytes, .timeout = 120)
 	stop(&r);
 }
 
-Test(pprof, no_site_tracking__404_names_the_option, .timeout = 60)
+Test(pprof, no_site_tracking__404_names_the_option, .timeout = MW_TIMEOUT)
 {
 	char path[256], hdr[2048], body[512];
 	struct run r;
@@ -161,7 +161,7 @@ Test(pprof, no_site_tracking__404_names_the_option, .timeout = 60)
 
 /* ?struct=NAME: the sites holding one structure's bytes; its total is
  * the feed's NAME_bytes (struct_script: two structures, four threads) */
-Test(pprof, struct_profile__totals_equal_the_structures_bytes, .timeout = 120)
+Test(pprof, struct_profile__totals_equal_the_structures_bytes, .timeout = MW_TIMEOUT)
 {
 	static const char *const script[] = { TARGET("struct_script"), "100", NULL };
 	char dir[] = "/tmp/memwatch-pprof-XXXXXX", path[256], file[256], hdr[2048], port[16];
@@ -200,7 +200,7 @@ Test(pprof, struct_profile__totals_equal_the_structures_bytes, .timeout = 120)
 }
 
 /* --stacks: one sample a stack, leaf first; pprof sees the callers */
-Test(pprof, stacks__samples_carry_the_callers, .timeout = 120)
+Test(pprof, stacks__samples_carry_the_callers, .timeout = MW_TIMEOUT)
 {
 	static const char *const fp[] = { TARGET("sites_target_fp"), NULL };
 	char dir[] = "/tmp/memwatch-pprof-XXXXXX", file[256], hdr[2048], port[16], cmd[512];
@@ -264,7 +264,7 @@ static long long cum_value(const char *file, const char *func)
  * names its own functions, each holding, cumulatively, what its callees
  * hold (the stacks are whole by the unwind tables). submit only calls
  * add_certificate (its own note is freed): the same bytes. */
-Test(pprof, rust_release__its_functions_cumulative_bytes, .timeout = 120)
+Test(pprof, rust_release__its_functions_cumulative_bytes, .timeout = MW_TIMEOUT)
 {
 	static const char *const rust[] = { TARGET("rust_node"), NULL };
 	char dir[] = "/tmp/memwatch-pprof-XXXXXX", file[256], hdr[2048], port[16];

@@ -52,7 +52,7 @@ static void expect_read(struct session *s, const char *name, long long want, con
 	cr_expect_eq(session_int(s, col), 0, "%s: no failed walk", name);
 }
 
-Test(read, c_integers__exact_at_each_quiescent_point, .timeout = 120)
+Test(read, c_integers__exact_at_each_quiescent_point, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap",
 				"--struct", "count2", "--read", "srv.tab->shard[2].count",
@@ -137,7 +137,7 @@ static void containers_exact(struct session *s, const char *const targv[],
 	}
 }
 
-Test(read, rust_containers__length_and_own_buffers_exact, .timeout = 120)
+Test(read, rust_containers__length_and_own_buffers_exact, .timeout = MW_TIMEOUT)
 {
 	static const struct container c[] = {
 		{ "map", "MAP" },		/* LazyLock<Mutex<HashMap<u64, u64>>> */
@@ -169,7 +169,7 @@ Test(read, rust_containers__length_and_own_buffers_exact, .timeout = 120)
 	cr_expect_eq(s.target.status, 0, "the target exits 0");
 }
 
-Test(read, cxx_containers__length_and_own_buffers_exact, .timeout = 120)
+Test(read, cxx_containers__length_and_own_buffers_exact, .timeout = MW_TIMEOUT)
 {
 	static const struct container c[] = {
 		{ "umap", "g_umap" },	/* unordered_map<string, vector<int>> */
@@ -192,7 +192,7 @@ Test(read, cxx_containers__length_and_own_buffers_exact, .timeout = 120)
 
 /* Roots that are parameters: each instance a call passes as self is read
  * every interval and summed; one dropped leaves the sum at once. */
-Test(read, rust_roots__each_self_a_call_passes__summed_and_dropped, .timeout = 120)
+Test(read, rust_roots__each_self_a_call_passes__summed_and_dropped, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap",
 				"--struct", "peers", "--insert", "read_rust::Peer::record",
@@ -243,7 +243,7 @@ Test(read, rust_roots__each_self_a_call_passes__summed_and_dropped, .timeout = 1
 /* A map freed and built again over and over while memwatch reads it: no
  * row is complete and wrong (it never holds more than 96 entries), and
  * once it stops, the figures are exact. */
-Test(read, rust_map_freed_and_rebuilt__never_wrong, .timeout = 120)
+Test(read, rust_map_freed_and_rebuilt__never_wrong, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap", "--struct", "reg", "--read", "REG", NULL };
 	struct session s;
@@ -252,7 +252,7 @@ Test(read, rust_map_freed_and_rebuilt__never_wrong, .timeout = 120)
 
 	session_start_target(&s, read_rust, extra);
 	proc_send(&s.target, "churn 100000\n");
-	while (rows < 20 && (line = proc_line(&s.mw, 20000))) {
+	while (rows < 20 && (line = proc_line(&s.mw))) {
 		rows++;
 		if (csv_int(s.header, line, "reg_read_complete") != 1)
 			continue;
@@ -262,7 +262,7 @@ Test(read, rust_map_freed_and_rebuilt__never_wrong, .timeout = 120)
 			      line);
 	}
 	cr_expect_eq(rows, 20, "memwatch kept writing rows: %s", proc_stderr(&s.mw));
-	line = proc_line(&s.target, 120000);
+	line = proc_line(&s.target);
 	cr_assert(line, "the target churned");
 	snprintf(reply, sizeof(reply), "%s", line);	/* proc_line's buffer is reused */
 	session_settle(&s);
@@ -277,7 +277,7 @@ Test(read, rust_map_freed_and_rebuilt__never_wrong, .timeout = 120)
 
 /* Debug information in a file of its own (found by the object's
  * .gnu_debuglink, beside it, as gdb finds it): read the same. */
-Test(read, c_separate_debug_file__read_the_same, .timeout = 60)
+Test(read, c_separate_debug_file__read_the_same, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap", "--struct", "gen", "--read", "srv.generation", NULL };
 	struct session s;
@@ -292,7 +292,7 @@ Test(read, c_separate_debug_file__read_the_same, .timeout = 60)
 }
 
 /* The same figures as OpenMetrics families, with the struct label. */
-Test(read, openmetrics__length_errors_complete_roots_families, .timeout = 60)
+Test(read, openmetrics__length_errors_complete_roots_families, .timeout = MW_TIMEOUT)
 {
 	const char *targv[] = { TARGET("read_c"), NULL };
 	struct proc t, mw;
@@ -300,16 +300,16 @@ Test(read, openmetrics__length_errors_complete_roots_families, .timeout = 60)
 	bool length = false, errors = false, complete = false, roots = false;
 
 	proc_spawn(&t, targv);
-	cr_assert(proc_line(&t, 10000), "target ready");
+	cr_assert(proc_line(&t), "target ready");
 	proc_send(&t, "run 5000\n");
-	reply = proc_line(&t, 30000);
+	reply = proc_line(&t);
 	cr_assert(reply, "ran");
 	snprintf(want, sizeof(want), "struct=\"gen\"} %lld", reply_int(reply, "generation"));
 	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
 	const char *argv[] = { MEMWATCH, "-p", pid, "--no-heap", "-n", "1", "-f", "openmetrics",
 			       "--struct", "gen", "--read", "srv.generation", NULL };
 	proc_spawn(&mw, argv);
-	while ((line = proc_line(&mw, 20000)) && strcmp(line, "# EOF")) {
+	while ((line = proc_line(&mw)) && strcmp(line, "# EOF")) {
 		if (!strncmp(line, "memwatch_struct_length{", 23))
 			length = strstr(line, want) != NULL;
 		if (!strncmp(line, "memwatch_struct_read_errors_total{", 34))
@@ -323,9 +323,9 @@ Test(read, openmetrics__length_errors_complete_roots_families, .timeout = 60)
 	cr_expect(errors, "memwatch_struct_read_errors_total at 0");
 	cr_expect(complete, "memwatch_struct_read_complete at 1");
 	cr_expect(roots, "memwatch_struct_roots at 1: a global");
-	cr_expect_eq(proc_wait(&mw, 10000), 0, "exit 0: %s", proc_stderr(&mw));
+	cr_expect_eq(proc_wait(&mw), 0, "exit 0: %s", proc_stderr(&mw));
 	proc_send(&t, "quit\n");
-	proc_wait(&t, 5000);
+	proc_wait(&t);
 }
 
 /* What cannot be read is said in one line, exit 1; the target runs on. */
@@ -336,14 +336,14 @@ static void refused(const char *const targv[], const char *expr, const char *why
 	const char *err;
 
 	session_spawn(&s, targv, extra, false);
-	cr_expect_eq(proc_wait(&s.mw, 30000), 1, "--read '%s': exit 1", expr);
+	cr_expect_eq(proc_wait(&s.mw), 1, "--read '%s': exit 1", expr);
 	err = proc_stderr(&s.mw);
 	cr_expect(strstr(err, why), "--read '%s' says [%s]: %s", expr, why, err);
 	cr_expect_eq(strchr(err, '\n') - err + 1, (long)strlen(err), "one line: %s", err);
 	session_stop(&s);
 }
 
-Test(read, what_cannot_be_read__one_line_exit_1, .timeout = 120)
+Test(read, what_cannot_be_read__one_line_exit_1, .timeout = MW_TIMEOUT)
 {
 	refused(read_c, "srv.nosuch", "has no member nosuch");
 	refused(read_c, "srv.name", "names a pointer");
@@ -353,7 +353,7 @@ Test(read, what_cannot_be_read__one_line_exit_1, .timeout = 120)
 	refused(read_c_nodebug, "srv.generation", "has no debug information");
 }
 
-Test(read, bad_expressions__usage_error, .timeout = 30)
+Test(read, bad_expressions__usage_error, .timeout = MW_TIMEOUT)
 {
 	static const char *const cases[][2] = {
 		{ "srv..x", "a field's name expected" },

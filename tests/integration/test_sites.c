@@ -45,23 +45,24 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* Whether @path holds @text within @timeout_ms. */
-static bool file_has(const char *path, const char *text, int timeout_ms)
+/* Whether @path holds @text now. */
+static bool holds(const char *path, const char *text)
 {
-	for (int waited = 0; waited < timeout_ms; waited += 100) {
-		FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "r");
 
-		if (f) {
-			fclose(f);
-			if (strstr(slurp(path), text))
-				return true;
-		}
-		usleep(100000);
-	}
-	return false;
+	if (!f)
+		return false;
+	fclose(f);
+	return strstr(slurp(path), text);
 }
 
-Test(sites, top_sites_symbols_and_bytes__equal_target_tally, .timeout = 120)
+/* Waits until @path holds @text. */
+static bool file_has(const char *path, const char *text)
+{
+	return wait_until(holds(path, text), "%s to hold '%s'", path, text);
+}
+
+Test(sites, top_sites_symbols_and_bytes__equal_target_tally, .timeout = MW_TIMEOUT)
 {
 	char dir[] = "/tmp/memwatch-sites-XXXXXX", om[256], folded[256], *text, reply[512];
 	struct session s;
@@ -74,21 +75,31 @@ Test(sites, top_sites_symbols_and_bytes__equal_target_tally, .timeout = 120)
 				"--leak-intervals", "3", "-i", "0.5",
 				"--struct", "registry", "--insert", "registry_insert", NULL };
 	session_spawn(&s, sites_target, extra, false);
-	for (int i = 0; i < 100 && access(om, F_OK); i++)
-		usleep(50000);
+	cr_assert(wait_until(!access(om, F_OK), "%s to be written", om), "memwatch writes %s: %s",
+		  om, proc_stderr(&s.mw));
 	snprintf(reply, sizeof(reply), "%s", session_command(&s, "run\n"));
-	/* grow_cache grows in every interval (every 0.1 s, intervals of
-	 * 0.5 s, for over 4 intervals); nothing else does */
-	for (int i = 0; i < 25; i++) {
-		snprintf(reply, sizeof(reply), "%s", session_command(&s, "grow\n"));
-		usleep(100000);
+	/* grow_cache grows in every interval: one grow after another (each a
+	 * few calls, far shorter than an interval of 0.5 s) until memwatch has
+	 * written 5 expositions, the last 3 intervals' all sampled since the
+	 * first grow; nothing else grows */
+	{
+		struct stat was = { 0 };
+		int written = 0;
+
+		stat(om, &was);
+		while (written < 5 &&
+		       patience_wait("5 expositions while growing (%d so far)", written)) {
+			snprintf(reply, sizeof(reply), "%s", session_command(&s, "grow\n"));
+			written += file_changed(om, &was);
+		}
 	}
 	text = slurp(om);
 	cr_expect_eq(om_value(text, "memwatch_site_leak_suspect", "site=\"grow_cache+"), 1,
 		     "a site that grew in each of the last 3 intervals is a leak suspect");
 	cr_expect_eq(om_value(text, "memwatch_site_leak_suspect", "site=\"make_buffers+"), 0,
 		     "a site that does not grow is not");
-	usleep(2600000);	/* growth stopped: the figures settle */
+	/* growth stopped: 5 intervals on, none of the last 3 grew */
+	cr_assert(file_replaced(om, 5), "memwatch goes on writing %s", om);
 	text = slurp(om);
 	cr_expect_eq(om_value(text, "memwatch_site_leak_suspect", "site=\"grow_cache+"), 0,
 		     "once it stops growing, no longer a suspect");
@@ -145,7 +156,7 @@ Test(sites, top_sites_symbols_and_bytes__equal_target_tally, .timeout = 120)
 }
 
 /* The view for people, on a pseudo-terminal (script(1) gives it one). */
-Test(sites, table_view_on_a_terminal__expected_rows, .timeout = 60)
+Test(sites, table_view_on_a_terminal__expected_rows, .timeout = MW_TIMEOUT)
 {
 	char cmd[512], out[] = "/tmp/memwatch-table-XXXXXX", *text;
 	struct proc target;
@@ -154,19 +165,23 @@ Test(sites, table_view_on_a_terminal__expected_rows, .timeout = 60)
 	cr_assert_geq(fd, 0, "temp file");
 	close(fd);
 	proc_spawn(&target, sites_target);
-	cr_assert(proc_line(&target, 5000), "target ready");
+	cr_assert(proc_line(&target), "target ready");
 	proc_send(&target, "run\n");
-	cr_assert(proc_line(&target, 30000), "target ran");	/* before attach: untracked */
+	cr_assert(proc_line(&target), "target ran");	/* before attach: untracked */
 	snprintf(cmd, sizeof(cmd),
 		 "script -qfec '" MEMWATCH " -p %d -f table -i 0.3 -n 4 --struct registry "
 		 "--insert registry_insert' %s > /dev/null", (int)target.pid, out);
 	FILE *p = popen(cmd, "w");
 	cr_assert(p, "script runs");
 	/* its first frame is drawn once it has attached: then the run */
-	cr_assert(file_has(out, "heap   live", 20000), "memwatch attached");
+	cr_assert(file_has(out, "heap   live"), "memwatch attached");
 	proc_send(&target, "run\n");
-	cr_assert(proc_line(&target, 30000), "target ran again");
-	cr_expect_eq(pclose(p), 0, "memwatch -f table -n 4 ends with 0 under a terminal");
+	cr_assert(proc_line(&target), "target ran again");
+	/* a frame drawn since the run, then the end */
+	cr_assert(file_has(out, "path_a+0x"), "the run is drawn");
+	snprintf(cmd, sizeof(cmd), "pkill -TERM -f '^" MEMWATCH " -p %d -f table'", (int)target.pid);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_expect_eq(pclose(p), 0, "memwatch -f table ends with 0 on SIGTERM under a terminal");
 	text = slurp(out);
 	cr_expect(strstr(text, "\033[H\033[2J"), "the screen is redrawn in place on a terminal");
 	cr_expect(strstr(text, "heap   live"), "the heap summary row");
@@ -177,7 +192,7 @@ Test(sites, table_view_on_a_terminal__expected_rows, .timeout = 60)
 	cr_expect(strstr(text, "STRUCTURE GROWN BY") && strstr(text, "path_a+0x"),
 		  "who grows the structure");
 	proc_send(&target, "quit\n");
-	proc_wait(&target, 5000);
+	proc_wait(&target);
 	unlink(out);
 }
 
@@ -194,24 +209,24 @@ static void run_stacks(const char *target, char *folded_out, size_t len, char *e
 	cr_assert(mkdtemp(dir), "temp dir");
 	snprintf(folded, sizeof(folded), "%s/live.folded", dir);
 	proc_spawn(&t, targv);
-	cr_assert(proc_line(&t, 5000), "target ready");
+	cr_assert(proc_line(&t), "target ready");
 	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
 	const char *argv[] = { MEMWATCH, "-p", pid, "-i", "0.2", "--stacks", "--folded", folded, NULL };
 	proc_spawn(&mw, argv);
-	cr_assert(proc_line(&mw, 20000), "memwatch attached");
+	cr_assert(proc_line(&mw), "memwatch attached");
 	proc_send(&t, "run\n");
-	cr_assert(proc_line(&t, 30000), "target ran");
-	proc_drain(&mw, 800, NULL, 0);
+	cr_assert(proc_line(&t), "target ran");
+	cr_assert(file_replaced(folded, 2), "the stacks after the run: %s", proc_stderr(&mw));
 	snprintf(folded_out, len, "%s", slurp(folded));
 	proc_kill(&mw, SIGTERM);
-	proc_wait(&mw, 5000);
+	proc_wait(&mw);
 	snprintf(err_out, errlen, "%s", proc_stderr(&mw));
 	proc_send(&t, "quit\n");
-	proc_wait(&t, 5000);
+	proc_wait(&t);
 	temp_dir_remove(dir);
 }
 
-Test(sites, stacks_with_frame_pointers__whole_stacks_folded, .timeout = 60)
+Test(sites, stacks_with_frame_pointers__whole_stacks_folded, .timeout = MW_TIMEOUT)
 {
 	static char folded[1 << 16], err[1 << 14];
 
@@ -225,7 +240,7 @@ Test(sites, stacks_with_frame_pointers__whole_stacks_folded, .timeout = 60)
 
 /* Built -O2 without frame pointers: the stacks are walked by the
  * objects' unwind tables (.eh_frame), whole, through the library too. */
-Test(sites, stacks_without_frame_pointers__whole_by_unwind_tables, .timeout = 60)
+Test(sites, stacks_without_frame_pointers__whole_by_unwind_tables, .timeout = MW_TIMEOUT)
 {
 	static char folded[1 << 16], err[1 << 14];
 
@@ -240,7 +255,7 @@ Test(sites, stacks_without_frame_pointers__whole_by_unwind_tables, .timeout = 60
 /* The kernel's frame-pointer walk (MEMWATCH_FP_STACKS=1) on the same
  * target stops in its first frame: short stacks, counted and said, with
  * the flag of the target's language. */
-Test(sites, frame_pointer_walk_without_frame_pointers__truncated_and_said, .timeout = 60)
+Test(sites, frame_pointer_walk_without_frame_pointers__truncated_and_said, .timeout = MW_TIMEOUT)
 {
 	static char folded[1 << 16], err[1 << 14];
 
@@ -271,15 +286,15 @@ static void rust_sites(const char *target, const char *bin)
 	snprintf(folded, sizeof(folded), "%s/live.folded", dir);
 	snprintf(table, sizeof(table), "%s/table.txt", dir);
 	proc_spawn(&t, targv);
-	cr_assert(proc_line(&t, 5000), "target ready");
+	cr_assert(proc_line(&t), "target ready");
 	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
 	const char *argv[] = { MEMWATCH, "-p", pid, "-i", "0.2", "--stacks", "--top", "20",
 			       "--folded", folded, "-f", "table", "-o", table, NULL };
 	proc_spawn(&mw, argv);
-	cr_assert(file_has(table, "SITE", 20000), "memwatch attached: %s", proc_stderr(&mw));
+	cr_assert(file_has(table, "SITE"), "memwatch attached: %s", proc_stderr(&mw));
 	proc_send(&t, "run 300\n");
-	cr_assert(proc_line(&t, 30000), "target ran");
-	proc_drain(&mw, 800, NULL, 0);
+	cr_assert(proc_line(&t), "target ran");
+	cr_assert(file_replaced(folded, 2), "the stacks after the run: %s", proc_stderr(&mw));
 	lines = slurp(folded);
 	snprintf(want, sizeof(want), "%s`rust_node::main;%s`rust_node::mempool::Pool::insert ", bin, bin);
 	cr_expect(strstr(lines, want), "a Vec's growth: the pool's insert is the leaf: [%s]", lines);
@@ -298,20 +313,20 @@ static void rust_sites(const char *target, const char *bin)
 	cr_expect(!strstr(text, "finish_grow") && !strstr(text, "__rdl_"),
 		  "and no helper: [%s]", text);
 	proc_kill(&mw, SIGTERM);
-	proc_wait(&mw, 5000);
+	proc_wait(&mw);
 	proc_send(&t, "quit\n");
-	proc_wait(&t, 5000);
+	proc_wait(&t);
 	temp_dir_remove(dir);
 }
 
-Test(sites, rust_growth__site_is_the_programs_function, .timeout = 60)
+Test(sites, rust_growth__site_is_the_programs_function, .timeout = MW_TIMEOUT)
 {
 	rust_sites(TARGET("rust_node_fp"), "rust_node_fp");
 }
 
 /* The same release build without frame pointers (Rust's default): the
  * same whole stacks. */
-Test(sites, rust_release_without_frame_pointers__whole_stacks, .timeout = 60)
+Test(sites, rust_release_without_frame_pointers__whole_stacks, .timeout = MW_TIMEOUT)
 {
 	rust_sites(TARGET("rust_node"), "rust_node");
 }
@@ -332,25 +347,25 @@ static long long run_nocfi(const char *target, char *text, size_t len)
 	snprintf(folded, sizeof(folded), "%s/live.folded", dir);
 	snprintf(feed, sizeof(feed), "%s/feed.csv", dir);
 	proc_spawn(&t, targv);
-	cr_assert(proc_line(&t, 5000), "target ready");
+	cr_assert(proc_line(&t), "target ready");
 	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
 	const char *argv[] = { MEMWATCH, "-p", pid, "-i", "0.2", "--stacks", "--folded", folded,
 			       "-o", feed, NULL };
 	proc_spawn(&mw, argv);
-	cr_assert(file_wait_rows(feed, 1, 20000, hdr, sizeof(hdr), row, sizeof(row)) >= 1,
+	cr_assert(file_wait_rows(feed, 1, hdr, sizeof(hdr), row, sizeof(row)) >= 1,
 		  "memwatch attached: %s", proc_stderr(&mw));
 	proc_send(&t, "run\n");
-	cr_assert(proc_line(&t, 30000), "target ran");
+	cr_assert(proc_line(&t), "target ran");
 	n = file_rows(feed, hdr, sizeof(hdr), row, sizeof(row));
-	cr_assert(file_wait_rows(feed, n + 3, 10000, hdr, sizeof(hdr), row, sizeof(row)) >= n + 3,
+	cr_assert(file_wait_rows(feed, n + 3, hdr, sizeof(hdr), row, sizeof(row)) >= n + 3,
 		  "the feed goes on");
 	snprintf(text, len, "%s", slurp(folded));
 	truncated = csv_int(hdr, row, "stacks_truncated");
 	cr_expect_eq(csv_int(hdr, row, "lost_stacks"), 0, "no stack lost");
 	proc_kill(&mw, SIGTERM);
-	proc_wait(&mw, 5000);
+	proc_wait(&mw);
 	proc_send(&t, "quit\n");
-	proc_wait(&t, 5000);
+	proc_wait(&t);
 	temp_dir_remove(dir);
 	return truncated;
 }
@@ -358,7 +373,7 @@ static long long run_nocfi(const char *target, char *text, size_t len)
 /* A library with no unwind table (built -fno-asynchronous-unwind-tables):
  * a stack ends in it, as truncated and counted, and no frame past it is
  * guessed; its site still holds its bytes. */
-Test(sites, object_without_unwind_table__stack_ends_there_truncated, .timeout = 60)
+Test(sites, object_without_unwind_table__stack_ends_there_truncated, .timeout = MW_TIMEOUT)
 {
 	static char text[1 << 16];
 	long long truncated = run_nocfi(TARGET("nocfi_target"), text, sizeof(text));
@@ -373,7 +388,7 @@ Test(sites, object_without_unwind_table__stack_ends_there_truncated, .timeout = 
 /* The same library built with -g: its call-frame information is in
  * .debug_frame alone (no .eh_frame), which the table is built from. The
  * stack is whole through it, not truncated. */
-Test(sites, object_with_debug_frame_only__whole_through_it, .timeout = 60)
+Test(sites, object_with_debug_frame_only__whole_through_it, .timeout = MW_TIMEOUT)
 {
 	static char text[1 << 16];
 	long long truncated = run_nocfi(TARGET("nocfi_target_df"), text, sizeof(text));
@@ -388,7 +403,7 @@ Test(sites, object_with_debug_frame_only__whole_through_it, .timeout = 60)
 /* C++ built -O2 on libstdc++ (no frame pointers, no symbols of its own):
  * whole chains from the thread's start, through std::thread's routine in
  * libstdc++, to the program's insert, past operator new. */
-Test(sites, cxx_release__whole_chains_past_operator_new, .timeout = 60)
+Test(sites, cxx_release__whole_chains_past_operator_new, .timeout = MW_TIMEOUT)
 {
 	static char folded[1 << 16], err[1 << 14];
 

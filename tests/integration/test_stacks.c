@@ -194,17 +194,17 @@ static void stacks_equal_backtrace(const char *target, const char *leaf_func)
 	temp_dir_remove(dir);
 }
 
-Test(stacks, c_release__every_stack_is_backtraces, .timeout = 120)
+Test(stacks, c_release__every_stack_is_backtraces, .timeout = MW_TIMEOUT)
 {
 	stacks_equal_backtrace(TARGET("chains"), "leaf");
 }
 
-Test(stacks, cxx_release__every_stack_is_backtraces, .timeout = 120)
+Test(stacks, cxx_release__every_stack_is_backtraces, .timeout = MW_TIMEOUT)
 {
 	stacks_equal_backtrace(TARGET("chains_cxx"), "::leaf");	/* pprof -raw shortens (anonymous namespace) */
 }
 
-Test(stacks, rust_release__every_stack_is_backtraces, .timeout = 120)
+Test(stacks, rust_release__every_stack_is_backtraces, .timeout = MW_TIMEOUT)
 {
 	stacks_equal_backtrace(TARGET("chains_rust"), "chains_rust::leaf");
 }

@@ -36,7 +36,7 @@ static void expect_structs(struct session *s, const char *reply, bool bytes)
 	cr_expect_eq(session_int(s, "lost_scopes"), 0, "no scope was lost");
 }
 
-Test(structs, four_threads__elements_and_bytes_exact, .timeout = 120)
+Test(structs, four_threads__elements_and_bytes_exact, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { STRUCT_ARGS, NULL };
 	struct session s;
@@ -55,7 +55,7 @@ Test(structs, four_threads__elements_and_bytes_exact, .timeout = 120)
 /* an insert called in a loop from one call site, nothing probed between
  * the calls: each call's scope ends when the next begins (the scope rule
  * sees the same return address at the same slot) */
-Test(structs, insert_in_a_loop__scopes_end_call_by_call, .timeout = 120)
+Test(structs, insert_in_a_loop__scopes_end_call_by_call, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { STRUCT_ARGS, NULL };
 	struct session s;
@@ -68,7 +68,7 @@ Test(structs, insert_in_a_loop__scopes_end_call_by_call, .timeout = 120)
 	session_stop(&s);
 }
 
-Test(structs, config_file__same_as_command_line, .timeout = 120)
+Test(structs, config_file__same_as_command_line, .timeout = MW_TIMEOUT)
 {
 	char path[] = "/tmp/memwatch-conf-XXXXXX";
 	const char *extra[] = { "-c", path, NULL };
@@ -97,7 +97,7 @@ Test(structs, config_file__same_as_command_line, .timeout = 120)
 	unlink(path);
 }
 
-Test(structs, no_heap_with_size__counts_estimate_no_allocator_probe, .timeout = 120)
+Test(structs, no_heap_with_size__counts_estimate_no_allocator_probe, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--no-heap", STRUCT_ARGS, "--size", "24", NULL };
 	char field[64];
@@ -119,14 +119,14 @@ Test(structs, no_heap_with_size__counts_estimate_no_allocator_probe, .timeout = 
 	session_stop(&s);
 }
 
-Test(structs, symbol_errors__exit_1_with_guidance, .timeout = 60)
+Test(structs, symbol_errors__exit_1_with_guidance, .timeout = MW_TIMEOUT)
 {
 	struct proc target;
 	char pid[16];
 	const char *err;
 
 	proc_spawn(&target, script);
-	cr_assert(proc_line(&target, 5000), "target ready");
+	cr_assert(proc_line(&target), "target ready");
 	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
 	{
 		const char *argv[] = { MEMWATCH, "-p", pid, "--struct", "t",
@@ -149,12 +149,12 @@ Test(structs, symbol_errors__exit_1_with_guidance, .timeout = 60)
 		cr_expect(strstr(err, "'table_*' matches 2 functions"), "and says how many: [%s]", err);
 	}
 	proc_send(&target, "quit\n");
-	proc_wait(&target, 5000);
+	proc_wait(&target);
 }
 
 /* A stripped executable: its functions are found through the debug file
  * installed where Debian's -dbg packages put them, by build-id. */
-Test(structs, stripped_target__symbols_from_build_id_debug_file, .timeout = 120)
+Test(structs, stripped_target__symbols_from_build_id_debug_file, .timeout = MW_TIMEOUT)
 {
 	const char *const stripped[] = { TARGET("struct_script.stripped"), "100", NULL };
 	const char *extra[] = { STRUCT_ARGS, NULL };
@@ -181,15 +181,16 @@ Test(structs, stripped_target__symbols_from_build_id_debug_file, .timeout = 120)
 
 /* Inlined functions never fire: a structure that stays silent for 10 s
  * while the heap moves is called out on stderr. */
-Test(structs, silent_structure__warned_once, .timeout = 120)
+Test(structs, silent_structure__warned_once, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--struct", "never", "--insert", "argz_insert", NULL };
 	struct session s;
 
 	session_start(&s, "4", "30", extra);
 	session_command(&s, "run\n");
-	proc_drain(&s.mw, 11000, NULL, 0);
-	cr_expect(strstr(proc_stderr(&s.mw), "no function of structure never has run"),
+	cr_expect(wait_until((proc_skip(&s.mw, NULL, 0),
+			      strstr(proc_stderr(&s.mw), "no function of structure never has run")),
+			     "memwatch to name the silent structure"),
 		  "stderr names the silent structure: [%s]", proc_stderr(&s.mw));
 	session_stop(&s);
 }
@@ -197,7 +198,7 @@ Test(structs, silent_structure__warned_once, .timeout = 120)
 /* A target in its own mount namespace, as in a container: its executable
  * lives on a tmpfs that only that namespace sees, so memwatch must read it
  * through /proc/PID/root. */
-Test(structs, mount_namespace__files_through_proc_root, .timeout = 120)
+Test(structs, mount_namespace__files_through_proc_root, .timeout = MW_TIMEOUT)
 {
 	char dir[] = "/tmp/memwatch-ns-XXXXXX", script_sh[2048], exe[512];
 	const char *extra[] = { STRUCT_ARGS, NULL };

@@ -126,47 +126,47 @@ static void watch(const struct target *t, enum mode mode)
 	expect_target_fine(&s);
 }
 
-Test(unwind, cxx_glibc_heap_mode__exceptions_caught_figures_exact, .timeout = 120)
+Test(unwind, cxx_glibc_heap_mode__exceptions_caught_figures_exact, .timeout = MW_TIMEOUT)
 {
 	watch(&cxx_glibc, HEAP);
 }
 
-Test(unwind, cxx_glibc_no_heap__exceptions_caught_counts_exact, .timeout = 120)
+Test(unwind, cxx_glibc_no_heap__exceptions_caught_counts_exact, .timeout = MW_TIMEOUT)
 {
 	watch(&cxx_glibc, NO_HEAP);
 }
 
-Test(unwind, cxx_glibc_delta_ret__exceptions_caught_returns_exact, .timeout = 120)
+Test(unwind, cxx_glibc_delta_ret__exceptions_caught_returns_exact, .timeout = MW_TIMEOUT)
 {
 	watch(&cxx_glibc, RET);
 }
 
-Test(unwind, cxx_jemalloc_heap_mode__bad_alloc_and_exceptions_caught, .timeout = 120)
+Test(unwind, cxx_jemalloc_heap_mode__bad_alloc_and_exceptions_caught, .timeout = MW_TIMEOUT)
 {
 	watch(&cxx_jemalloc, HEAP);
 }
 
-Test(unwind, cxx_jemalloc_no_heap__exceptions_caught_counts_exact, .timeout = 120)
+Test(unwind, cxx_jemalloc_no_heap__exceptions_caught_counts_exact, .timeout = MW_TIMEOUT)
 {
 	watch(&cxx_jemalloc, NO_HEAP);
 }
 
-Test(unwind, cxx_jemalloc_delta_ret__exceptions_caught_returns_exact, .timeout = 120)
+Test(unwind, cxx_jemalloc_delta_ret__exceptions_caught_returns_exact, .timeout = MW_TIMEOUT)
 {
 	watch(&cxx_jemalloc, RET);
 }
 
-Test(unwind, rust_heap_mode__panics_caught_figures_exact, .timeout = 120)
+Test(unwind, rust_heap_mode__panics_caught_figures_exact, .timeout = MW_TIMEOUT)
 {
 	watch(&rust, HEAP);
 }
 
-Test(unwind, rust_no_heap__panics_caught_counts_exact, .timeout = 120)
+Test(unwind, rust_no_heap__panics_caught_counts_exact, .timeout = MW_TIMEOUT)
 {
 	watch(&rust, NO_HEAP);
 }
 
-Test(unwind, rust_delta_ret__panics_caught_returns_exact, .timeout = 120)
+Test(unwind, rust_delta_ret__panics_caught_returns_exact, .timeout = MW_TIMEOUT)
 {
 	watch(&rust, RET);
 }
@@ -218,7 +218,7 @@ static void skip_unless_heuristic_overcommit(void)
 }
 
 /* tcmalloc reserves what it maps: RAM + swap + 1 GiB is refused */
-Test(unwind, tcmalloc_new_over_ram_and_swap__throws_and_is_caught, .timeout = 120)
+Test(unwind, tcmalloc_new_over_ram_and_swap__throws_and_is_caught, .timeout = MW_TIMEOUT)
 {
 	const char *argv[] = { TARGET("unwind_cxx_tcmalloc"), "5", "ram", NULL };
 
@@ -228,7 +228,7 @@ Test(unwind, tcmalloc_new_over_ram_and_swap__throws_and_is_caught, .timeout = 12
 
 /* jemalloc and mimalloc map with MAP_NORESERVE: the same request
  * succeeds, and memwatch must see it as the block it is */
-Test(unwind, jemalloc_new_over_ram_and_swap__succeeds_and_is_counted, .timeout = 120)
+Test(unwind, jemalloc_new_over_ram_and_swap__succeeds_and_is_counted, .timeout = MW_TIMEOUT)
 {
 	const char *argv[] = { TARGET("unwind_cxx_jemalloc"), "5", "ram", NULL };
 
@@ -236,7 +236,7 @@ Test(unwind, jemalloc_new_over_ram_and_swap__succeeds_and_is_counted, .timeout =
 	failing_new(argv, NULL);
 }
 
-Test(unwind, mimalloc_new_over_ram_and_swap__succeeds_and_is_counted, .timeout = 120)
+Test(unwind, mimalloc_new_over_ram_and_swap__succeeds_and_is_counted, .timeout = MW_TIMEOUT)
 {
 	const char *argv[] = { TARGET("unwind_cxx_mimalloc"), "5", "ram", NULL };
 
@@ -246,7 +246,7 @@ Test(unwind, mimalloc_new_over_ram_and_swap__succeeds_and_is_counted, .timeout =
 
 /* over an address-space limit every request fails; memwatch warns that
  * smaller ones may fail too */
-Test(unwind, new_over_rlimit_as__throws_caught_and_warned, .timeout = 120)
+Test(unwind, new_over_rlimit_as__throws_caught_and_warned, .timeout = MW_TIMEOUT)
 {
 	const char *argv[] = { "/usr/bin/prlimit", "--as=8589934592",
 			       TARGET("unwind_cxx_jemalloc"), "5", "12884901888", NULL };
@@ -258,7 +258,7 @@ Test(unwind, new_over_rlimit_as__throws_caught_and_warned, .timeout = 120)
 
 /* --delta ret on a function that leaves by a tail call needs a return
  * probe: memwatch says so, and still counts exactly */
-Test(unwind, delta_ret_on_a_tail_call__warns_once, .timeout = 120)
+Test(unwind, delta_ret_on_a_tail_call__warns_once, .timeout = MW_TIMEOUT)
 {
 	const char *extra[] = { "--struct", "tail", "--insert", "_Z11tail_insertP8RegistryPKc",
 				"--delta", "ret", NULL };

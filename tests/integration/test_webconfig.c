@@ -106,8 +106,9 @@ static const char *curl(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "cd %s && curl -sS --max-time 10 --cacert ca.crt -o body -D - "
-		 "-w 'status=%%{http_code}\\n' %s 2>&1", dir, args);
+	/* an answer takes what it takes: bounded by the test's limit alone */
+	snprintf(cmd, sizeof(cmd), "cd %s && curl -sS --max-time %d --cacert ca.crt -o body -D - "
+		 "-w 'status=%%{http_code}\\n' %s 2>&1", dir, patience_ms() / 1000 + 1, args);
 	run_capture(cmd, out, sizeof(out));
 	return out;
 }
@@ -135,7 +136,7 @@ static void expect_password_needed(const char *port, const char *userpass)
 	"basic_auth_users:\n  prometheus: %s\n"
 
 Test(webconfig, prometheus__scrapes_over_tls_with_basic_auth, .init = make_pki,
-     .fini = remove_pki, .timeout = 180)
+     .fini = remove_pki, .timeout = MW_TIMEOUT)
 {
 	static const char *const refused[] = { "no_password", "wrong_password", "plain_http" };
 	static struct prom prom;
@@ -164,8 +165,8 @@ Test(webconfig, prometheus__scrapes_over_tls_with_basic_auth, .init = make_pki,
 		 dir, port, dir, port, dir, port, port);
 	prom_start(&prom, dir, scrape);
 	/* until the value is stored and each refused job has been tried */
-	for (int i = 0; i < 90 && !done; i++) {
-		sleep(1);
+	while (!done && patience_wait("Prometheus to store the count and try each refused job")) {
+		usleep(500000);		/* it scrapes every 2 s: ask twice a second */
 		stored = prom_query(&prom, "memwatch_struct_elements%7Bstruct%3D%22table%22%7D");
 		done = stored == (double)want;
 		for (int j = 0; j < 3; j++) {
@@ -185,7 +186,7 @@ Test(webconfig, prometheus__scrapes_over_tls_with_basic_auth, .init = make_pki,
 }
 
 Test(webconfig, rejections__401_on_every_path_nothing_over_plain_http, .init = make_pki,
-     .fini = remove_pki, .timeout = 90)
+     .fini = remove_pki, .timeout = MW_TIMEOUT)
 {
 	static const char *const paths[] = { "/metrics", "/", "/debug/pprof/heap", "/nope" };
 	char yaml[512], port[16], raw[4096];
@@ -231,7 +232,7 @@ Test(webconfig, rejections__401_on_every_path_nothing_over_plain_http, .init = m
 }
 
 Test(webconfig, client_certificates__by_policy, .init = make_pki, .fini = remove_pki,
-     .timeout = 120)
+     .timeout = MW_TIMEOUT)
 {
 	/* what each client shows: no certificate, a self-signed one, one of
 	 * the authority's meant for servers, and a client one */
@@ -270,7 +271,7 @@ Test(webconfig, client_certificates__by_policy, .init = make_pki, .fini = remove
 }
 
 Test(webconfig, min_version__older_clients_refused, .init = make_pki, .fini = remove_pki,
-     .timeout = 60)
+     .timeout = MW_TIMEOUT)
 {
 	char port[16];
 	struct session s;
@@ -286,7 +287,7 @@ Test(webconfig, min_version__older_clients_refused, .init = make_pki, .fini = re
 
 /* The web config given in a config file (-c): the same protection. */
 Test(webconfig, config_file__web_config_key, .init = make_pki, .fini = remove_pki,
-     .timeout = 60)
+     .timeout = MW_TIMEOUT)
 {
 	char conf[256], port[16];
 	struct session s;
@@ -302,7 +303,7 @@ Test(webconfig, config_file__web_config_key, .init = make_pki, .fini = remove_pk
 }
 
 Test(webconfig, bad_files__exit_2_one_line_nothing_listens, .init = make_pki,
-     .fini = remove_pki, .timeout = 120)
+     .fini = remove_pki, .timeout = MW_TIMEOUT)
 {
 	static const struct {
 		const char *yaml;	/* NULL: no file */
@@ -336,7 +337,7 @@ Test(webconfig, bad_files__exit_2_one_line_nothing_listens, .init = make_pki,
 		snprintf(port, sizeof(port), "%d", free_port());
 		const char *argv[] = { MEMWATCH, "-p", "1", "-l", port, "--web-config", path, NULL };
 		proc_spawn(&mw, argv);
-		cr_expect_eq(proc_wait(&mw, 10000), 2, "case %zu exits 2", i);
+		cr_expect_eq(proc_wait(&mw), 2, "case %zu exits 2", i);
 		err = proc_stderr(&mw);
 		snprintf(fmt, sizeof(fmt), "memwatch: %%s/%s", cases[i].line);
 		snprintf(want, sizeof(want), fmt, dir, dir);
@@ -358,7 +359,7 @@ Test(webconfig, web_config_without_listen__usage_error, .init = make_pki, .fini 
 	snprintf(path, sizeof(path), "%s/web.yml", dir);
 	const char *argv[] = { MEMWATCH, "-p", "1", "--web-config", path, NULL };
 	proc_spawn(&mw, argv);
-	cr_expect_eq(proc_wait(&mw, 10000), 2, "exit 2");
+	cr_expect_eq(proc_wait(&mw), 2, "exit 2");
 	cr_expect_str_eq(proc_stderr(&mw), "memwatch: --web-config protects the HTTP endpoint: give --listen [ADDR:]PORT too (see memwatch --help)\n",
 			 "one line");
 }
@@ -374,7 +375,7 @@ static int listen_warnings(struct session *s)
 	return n;
 }
 
-Test(webconfig, open_listen__one_warning, .init = make_pki, .fini = remove_pki, .timeout = 90)
+Test(webconfig, open_listen__one_warning, .init = make_pki, .fini = remove_pki, .timeout = MW_TIMEOUT)
 {
 	char spec[32], port[16];
 	struct session s;
@@ -402,7 +403,7 @@ Test(webconfig, open_listen__one_warning, .init = make_pki, .fini = remove_pki, 
 
 /* examples/web-config.yml as shipped, with a certificate made here: its
  * placeholder hash is of "change-me"; promtool takes the scrape block. */
-Test(webconfig, examples__serve_and_parse, .init = make_pki, .fini = remove_pki, .timeout = 60)
+Test(webconfig, examples__serve_and_parse, .init = make_pki, .fini = remove_pki, .timeout = MW_TIMEOUT)
 {
 	char cmd[512], port[16], path[256];
 	struct session s;

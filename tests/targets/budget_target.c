@@ -4,6 +4,8 @@
  * estimate. Commands on stdin, one reply line each:
  *   spin MS     malloc(64)+free pairs for MS milliseconds: "spun pairs=N
  *               ns=X" (ns per pair, as this process sees it)
+ *   spin 0      the same until the next line comes on stdin (which is
+ *               then read as a command): "spinning" first
  *   add K       K calls of reg_add (the structure's insert; each keeps a
  *               block of 16 to 48 bytes): "reg elements=E batch_bytes=B"
  *               (B: what these K allocated)
@@ -14,6 +16,8 @@
  *               "trickled blocks=K bytes=B"
  * Usage: budget_target
  */
+#include <poll.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -60,13 +64,24 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* Whether a line waits on stdin (nothing of it read yet: the commands
+ * come one at a time, each after the last one's reply). */
+static bool input_waits(void)
+{
+	struct pollfd pfd = { .fd = 0, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) > 0;
+}
+
 static void spin(long ms)
 {
 	void *volatile p;
 	double t0 = now_ns(), end = t0 + ms * 1e6, t = t0;
 	long pairs = 0;
 
-	while (t < end) {
+	if (!ms)
+		say("spinning\n");
+	while (ms ? t < end : !input_waits()) {
 		for (int i = 0; i < 64; i++) {
 			p = malloc(64);
 			free(p);
@@ -118,6 +133,8 @@ int main(void)
 			keep(a, 48, 0);
 		} else if (sscanf(line, "trickle %ld %ld", &a, &b) == 2 && a > 0) {
 			keep(a, 64, b * 1000 / a);
+		} else if (!strncmp(line, "stop", 4)) {
+			/* what ended a spin 0: no reply of its own */
 		} else {
 			say("error unknown command\n");
 		}

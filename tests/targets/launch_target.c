@@ -7,9 +7,10 @@
  *   load K   dlopen libplugin.so (beside the executable) and add K
  *            elements to its structure at once, with plugin_add
  *   fill K   add K elements to reg: "reg pid=P reg=E bytes=B", its tally
- *   fork K   fork a child that waits 300 ms (a process found at fork is
- *            probed a few ms later), adds K elements to reg, reports its
- *            tally since the fork ("child pid=P reg=E bytes=B"), and exits
+ *   fork K   fork a child that says "child pid=P", waits for a line on
+ *            stdin (sent once memwatch follows it), adds K elements to
+ *            reg, reports its tally since the fork ("child pid=P reg=E
+ *            bytes=B"), and exits; then "forked done"
  *   forks K  vfork K children that exit at once: "forks made=K"
  *   threads K  start K threads one after another, each making a few
  *            malloc+free pairs, and join each: "threads done=K" (each
@@ -127,13 +128,17 @@ static void threads(int k)
 	say("threads done=%d\n", done);
 }
 
+/* The parent waits meanwhile: the next line on stdin is the child's. */
 static void child(int k)
 {
+	char go[16];
+
 	reg_elements = reg_bytes = 0;	/* the child's own, since the fork */
-	usleep(300000);
+	say("child pid=%d\n", (int)getpid());
+	if (read(0, go, sizeof(go)) <= 0)	/* no stdio: the parent's buffer */
+		_exit(1);
 	fill(k);
 	say("child pid=%d reg=%lld bytes=%lld\n", (int)getpid(), reg_elements, reg_bytes);
-	usleep(300000);			/* memwatch samples it before it exits */
 	_exit(0);
 }
 

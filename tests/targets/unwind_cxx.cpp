@@ -21,7 +21,9 @@
  *   - tail_insert() ends in a tail call to reg_insert(), good keys only.
  * The reply tallies what memwatch must report: calls, returned values,
  * live bytes allocated inside reg_insert, failed allocator calls, and the
- * backtrace depth. "clear" frees every entry; "quit" exits 0.
+ * backtrace depth. "clear" frees every entry; "hold" forks a child that
+ * waits for a signal ("held child=P", for its code to be looked at: the
+ * caller kills it); "quit" exits 0.
  *
  * Usage: unwind_cxx [ROUNDS [HUGE]]: HUGE is the size of the news that
  * fail, in bytes (2^62 by default), or "ram" for RAM + swap + 1 GiB.
@@ -303,6 +305,15 @@ int main(int argc, char **argv)
 		if (n <= 0)
 			break;
 		line[n] = '\0';
+		if (!strncmp(line, "hold", 4)) {
+			pid_t child = fork();
+
+			if (child == 0)
+				for (;;)
+					pause();
+			say("held child=%d\n", (int)child);
+			continue;
+		}
 		command = !strncmp(line, "run", 3) ? 1 : !strncmp(line, "clear", 5) ? 2 : 3;
 		pthread_barrier_wait(&go);
 		if (command == 3)
