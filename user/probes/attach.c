@@ -555,22 +555,61 @@ size_t attach__close(struct mw_links *l, int what)
 	return gone;
 }
 
+static int cmp_offset(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every kept offset of the groups in @path at @l (from group @first on),
+ * sorted and each once, into @out (room for all): how many. */
+static __u32 path_offsets(const struct mw_links *l, size_t first, const char *path, __u64 *out)
+{
+	__u32 n = 0, k = 0;
+
+	for (size_t i = first; i < l->ngroups; i++)
+		if (!strcmp(l->groups[i].path, path)) {
+			memcpy(out + n, l->groups[i].offsets, l->groups[i].cnt * sizeof(*out));
+			n += l->groups[i].cnt;
+		}
+	qsort(out, n, sizeof(*out), cmp_offset);
+	for (__u32 i = 0; i < n; i++)
+		if (!k || out[k - 1] != out[i])
+			out[k++] = out[i];
+	return k;
+}
+
 void attach__scrub(struct memwatch_bpf *skel, const struct mw_links *l, pid_t pid)
 {
+	size_t total = 0;
+	__u64 *offsets;
+
+	for (size_t i = 0; i < l->ngroups; i++)
+		total += l->groups[i].cnt;
+	offsets = malloc((total ? total : 1) * sizeof(*offsets));
+	if (!offsets)
+		return;
 	for (size_t i = 0; i < l->ngroups; i++) {
-		const struct mw_link_group *g = &l->groups[i];
+		const char *path = l->groups[i].path;
 		struct uprobe_multi_attr attr;
+		bool seen = false;
 		int fd;
 
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(l->groups[j].path, path);
+		if (seen)
+			continue;	/* the object's link is made at its first group */
 		memset(&attr, 0, sizeof(attr));
 		attr.prog_fd = (__u32)bpf_program__fd(skel->progs.floor_enter);
 		attr.attach_type = MW_TRACE_UPROBE_MULTI;
-		attr.path = (__u64)(unsigned long)g->path;
-		attr.offsets = (__u64)(unsigned long)g->offsets;
-		attr.cnt = g->cnt;
+		attr.path = (__u64)(unsigned long)path;
+		attr.offsets = (__u64)(unsigned long)offsets;
+		attr.cnt = path_offsets(l, i, path, offsets);
 		attr.pid = (__u32)pid;
 		fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 		if (fd >= 0)
-			close(fd);	/* the unregistering is what scrubs */
+			release_fd(fd);	/* the unregistering is what scrubs */
 	}
+	free(offsets);
 }

@@ -73,8 +73,11 @@ size_t attach__close(struct mw_links *links, int what);
  * a uprobe's breakpoints from every process no remaining consumer's
  * filter accepts when a consumer goes, so one short-lived link of empty
  * programs on the same offsets, for @pid, does it; @pid and every other
- * watched process keep theirs. Blocks for one kernel synchronisation
- * (~20 ms here); failures only leave the children slow.
+ * watched process keep theirs. One link per object, closed by the
+ * closers' threads: the breakpoints go as the close begins, and the
+ * kernel synchronisation that ends it (~28 ms here, a link after
+ * another: 6 of them kept a forked child trapping for 40-150 ms) is not
+ * waited for. Failures only leave the children slow.
  */
 void attach__scrub(struct memwatch_bpf *skel, const struct mw_links *links, pid_t pid);
 
