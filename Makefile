@@ -441,6 +441,12 @@ bench-read: deps
 		$(BUILD)/bench/read_big_cxx
 	$(Q)BENCH_ONLY=read bash tests/bench/run.sh
 
+# the unwatched children and exit time section alone
+bench-children: deps
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/pair_loop \
+		$(BUILD)/bench/pair_loop_cxx
+	$(Q)BENCH_ONLY=children bash tests/bench/run.sh
+
 # the structure-call section alone
 bench-calls: deps
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/memwatch $(BUILD)/bench/pair_loop \
@@ -509,7 +515,7 @@ FUZZ_LIBS_http     := -Wl,--wrap=getaddrinfo $(FUZZ_CLI_LIBS)
 FUZZ_SRCS_webconfig := user/web/webconfig.c user/log.c
 FUZZ_LIBS_webconfig := -lyaml -lgnutls -lmicrohttpd
 
-.PHONY: fuzz fuzz-regress bench-read bench-calls
+.PHONY: fuzz fuzz-regress bench-read bench-calls bench-children
 
 $(foreach n,$(FUZZ_NAMES),$(eval $(BUILD)/fuzz/fuzz_$(n): $(FUZZ_SRCS_$(n))))
 

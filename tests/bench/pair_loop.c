@@ -9,6 +9,13 @@
  *             --no-heap mode, outside the measured loop)
  *   calls     PAIRS calls of registry_insert() (an insert that makes two
  *             calls and allocates nothing); replies with ns per call
+ *   child     forks a child (nobody watches it) that times rounds of 100
+ *             pairs for a second from its first instruction, then 21
+ *             rounds of 10,000; replies with its pair's steady cost (ns,
+ *             the median of the long rounds) and how long after the fork
+ *             its last short round at 20 times the cost of the short
+ *             rounds' last half ended (ms: how long it trapped on
+ *             breakpoints it inherited, until memwatch took them out)
  * It waits for stdin so that tracers can attach between commands.
  * Built as pair_loop_cxx with -DPAIR_CXX, each pair is C++'s operator
  * new(64) and sized operator delete (libstdc++'s, which call malloc).
@@ -21,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static long pairs;
@@ -112,6 +120,84 @@ static void calls(void)
 	printf("%.0f %ld\n", (now_ns() - t0) / pairs, sum);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define CHILD_ROUNDS	100000
+#define CHILD_NS	1e9	/* a second of rounds */
+
+static void child(void)
+{
+	static double ns[CHILD_ROUNDS], end_at[CHILD_ROUNDS], sorted[CHILD_ROUNDS];
+	int fd[2];
+	pid_t pid;
+
+	if (pipe(fd))
+		exit(3);
+	pid = fork();
+	if (pid == 0) {
+		double t0 = now_ns(), steady, trapped = 0;
+		int n = 0;
+		FILE *out;
+
+		while (n < CHILD_ROUNDS && now_ns() - t0 < CHILD_NS) {
+			double a = now_ns();
+
+			for (int i = 0; i < 100; i++) {
+				void *volatile p = PAIR_NEW(64);
+				PAIR_DELETE(p, 64);
+			}
+			end_at[n] = now_ns();
+			ns[n] = (end_at[n] - a) / 100;
+			n++;
+		}
+		memcpy(sorted, ns + n / 2, (size_t)(n - n / 2) * sizeof(*ns));
+		qsort(sorted, (size_t)(n - n / 2), sizeof(*sorted), cmp_double);
+		steady = sorted[(n - n / 2) / 2];
+		/* a trapped pair costs hundreds of times an untraced one: the
+		 * last round 20 times the steady cost before the first 1,000
+		 * rounds in a row below it (a stray interrupt is not a trap) */
+		for (int i = 0, fast = 0; i < n && fast < 1000; i++) {
+			fast = ns[i] >= 20 * steady ? 0 : fast + 1;
+			if (!fast)
+				trapped = (end_at[i] - t0) / 1e6;
+		}
+		/* then the steady cost alone, from longer rounds: the median
+		 * of 21 rounds of 10,000 pairs */
+		for (int r = 0; r < 21; r++) {
+			double a = now_ns();
+
+			for (int i = 0; i < 10000; i++) {
+				void *volatile p = PAIR_NEW(64);
+				PAIR_DELETE(p, 64);
+			}
+			sorted[r] = (now_ns() - a) / 10000;
+		}
+		qsort(sorted, 21, sizeof(*sorted), cmp_double);
+		steady = sorted[10];
+		out = fdopen(fd[1], "w");
+		fprintf(out, "%.1f %.1f\n", steady, trapped);
+		fclose(out);
+		_exit(0);
+	}
+	close(fd[1]);
+	{
+		char reply[64] = "";
+		FILE *in = fdopen(fd[0], "r");
+
+		if (!in || !fgets(reply, sizeof(reply), in))
+			snprintf(reply, sizeof(reply), "- -\n");
+		if (in)
+			fclose(in);
+		waitpid(pid, NULL, 0);
+		fputs(reply, stdout);
+	}
+}
+
 static void fill(size_t k)
 {
 	if (nkept + k > capkept) {
@@ -143,6 +229,8 @@ int main(int argc, char **argv)
 			registry_add(), printf("marked\n");
 		else if (!strncmp(line, "calls", 5))
 			calls();
+		else if (!strncmp(line, "child", 5))
+			child();
 		else
 			run();
 	}

@@ -28,9 +28,11 @@
 #   bpftrace        a bpftrace script doing memleak's job
 #   bcc-memleak     BCC's memleak, where it can run
 #
-# Then: cost against the number of live blocks (1K, 1M, 10M), 8 threads at
-# once, memwatch's memory per live block, what a structure function's
-# call costs in each way memwatch sees it, structures read from memory
+# Then: cost against the number of live blocks (1K, 1M, 10M), an
+# unwatched child of a watched process, memwatch's exit with 256
+# processes watched, 8 threads at once, memwatch's memory per live
+# block, what a structure function's call costs in each way memwatch
+# sees it, structures read from memory
 # (--read: a 1M-element HashMap<u64, Vec<u8>> and unordered_map<string,
 # vector<int>>, memwatch's CPU per walk and the target's speed beside
 # untraced), building the heap profiles for 1,000 and 10,000 sites, and
@@ -227,6 +229,12 @@ fam_preload() {
 	mimalloc) echo "$LIBDIR/libmimalloc.so.2" ;;
 	esac
 }
+
+# BENCH_ONLY=children (make bench-children): unwatched children and exit
+if [ "${BENCH_ONLY:-}" = children ]; then
+	source tests/bench/children.sh
+	exit 0
+fi
 
 # feed_rows FILE: the rows of a CSV feed so far
 feed_rows() {
@@ -511,6 +519,9 @@ for n in ${BENCH_PROCESSES:-1 16 64 256}; do
 	stop_loop
 done
 kill "${IDLE[@]}" 2>/dev/null
+
+# ------------------------------------- unwatched children, exit time
+source tests/bench/children.sh
 
 # -------------------------------------------------------------- threads
 source tests/bench/threads.sh
