@@ -1671,17 +1671,14 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 	return alloc_entry_at(ctx, cookie, place_of(cookie));
 }
 
-/* Every entry point but free has a return probe (free only when paired,
- * attach.c): its hit is counted here, with the entry's, in one lookup,
- * so that the return program need not read its cookie to count it. */
+/* An entry point with no return probe (a free; attach.c sends every
+ * other one to a session). */
 SEC("uprobe")
 int alloc_enter(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
-	bool returns = MW_ALLOC_OP(cookie) != MW_OP_FREE || (cookie & MW_ALLOC_PAIRED);
 
-	count2(MW_COOKIE_SLOT(cookie), MW_C_HITS + entry_hit(cookie), 1,
-	       MW_C_HITS + MW_HIT_RETURN, returns);
+	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
 	alloc_entry(ctx, cookie);
 	return 0;
 }
@@ -1697,35 +1694,6 @@ int free_enter(struct pt_regs *ctx)
 {
 	count(0, MW_C_HITS + MW_HIT_EMULATED, 1);
 	plain_free(0, PT_REGS_PARM1(ctx), PT_REGS_SP(ctx));
-	return 0;
-}
-
-/*
- * malloc at an instruction whose state is the entry's, emulated, in a
- * session of one process: alloc_enter with the cookie that every such
- * probe has (slot 0, no flags), a constant here, so that it reads none
- * (a helper call a malloc less). attach.c sends only such probes here.
- */
-SEC("uprobe")
-int malloc_enter(struct pt_regs *ctx)
-{
-	count2(0, MW_C_HITS + MW_HIT_EMULATED, 1, MW_C_HITS + MW_HIT_RETURN, 1);
-	alloc_entry(ctx, MW_ALLOC_COOKIE(MW_OP_MALLOC));
-	return 0;
-}
-
-/* The entry state of a malloc whose size is in rsi where its probe sits,
- * the rest as at the entry: mimalloc's, moved past its first two
- * instructions (a rip-relative load, then mov %rdi,%rsi), single-stepped
- * both. A constant here: its loads fold away. */
-static const struct mw_place size_in_si = { .arg = { MW_REG_SI } };
-
-/* malloc_enter for such a probe (attach.c sends only those here). */
-SEC("uprobe")
-int malloc_si_enter(struct pt_regs *ctx)
-{
-	count2(0, MW_C_HITS + MW_HIT_EMULATED, 1, MW_C_HITS + MW_HIT_RETURN, 1);
-	alloc_entry_at(ctx, MW_ALLOC_COOKIE(MW_OP_MALLOC), &size_in_si);
 	return 0;
 }
 
@@ -1821,28 +1789,65 @@ static __always_inline int alloc_exit(struct pt_regs *ctx)
 	return 0;
 }
 
-/* (its hit was counted at the entry) */
-SEC("uretprobe")
-int alloc_return(struct pt_regs *ctx)
+/*
+ * Every entry point with a return probe is a uprobe session: one program
+ * for entry and return, one consumer of the kernel's uprobe where an
+ * entry and a return probe are two (releasing a probe scans every
+ * consumer of every process's: exit with 256 processes took 4.1 s so,
+ * 1.5 s thus). The entry declines the return of a call whose return does
+ * not matter (a nested call, a free) and of one that must fail (a
+ * throwing entry point, C++ operator new: the frame its exception
+ * unwinds must not have the kernel's trampoline for a return address).
+ * The return's hit is counted at the entry, with the entry's in one
+ * lookup, when it is not declined: the return reads no cookie.
+ */
+static __always_inline int session_entry(struct pt_regs *ctx, __u64 cookie,
+					 const struct mw_place *pl, __u32 hit)
 {
-	return alloc_exit(ctx);
+	int r = alloc_entry_at(ctx, cookie, pl);
+
+	count2(MW_COOKIE_SLOT(cookie), MW_C_HITS + hit, 1, MW_C_HITS + MW_HIT_RETURN, r == 0);
+	return r;
 }
 
-/* Throwing entry points (C++ operator new) as a uprobe session, one
- * program for entry and return: the entry declines the return probe of a
- * call that must fail, so that the frame its exception unwinds does not
- * have the kernel's trampoline for a return address. */
 SEC("uprobe")
 int alloc_session(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 cookie;
 
-	if (bpf_session_is_return()) {
-		count_hit(MW_COOKIE_SLOT(cookie), MW_HIT_RETURN);
+	if (bpf_session_is_return())
 		return alloc_exit(ctx);
-	}
-	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
-	return alloc_entry(ctx, cookie);
+	cookie = bpf_get_attach_cookie(ctx);
+	return session_entry(ctx, cookie, place_of(cookie), entry_hit(cookie));
+}
+
+/*
+ * malloc at an instruction whose state is the entry's, emulated, in a
+ * session of one process: alloc_session with the cookie that every such
+ * probe has (slot 0, no flags), a constant here, so that it reads none
+ * (a helper call a malloc less). attach.c sends only such probes here.
+ */
+SEC("uprobe")
+int malloc_session(struct pt_regs *ctx)
+{
+	if (bpf_session_is_return())
+		return alloc_exit(ctx);
+	return session_entry(ctx, MW_ALLOC_COOKIE(MW_OP_MALLOC), NULL, MW_HIT_EMULATED);
+}
+
+/* The entry state of a malloc whose size is in rsi where its probe sits,
+ * the rest as at the entry: mimalloc's, moved past its first two
+ * instructions (a rip-relative load, then mov %rdi,%rsi), single-stepped
+ * both. A constant here: its loads fold away. */
+static const struct mw_place size_in_si = { .arg = { MW_REG_SI } };
+
+/* malloc_session for such a probe (attach.c sends only those here). */
+SEC("uprobe")
+int malloc_si_session(struct pt_regs *ctx)
+{
+	if (bpf_session_is_return())
+		return alloc_exit(ctx);
+	return session_entry(ctx, MW_ALLOC_COOKIE(MW_OP_MALLOC), &size_in_si, MW_HIT_EMULATED);
 }
 
 /* ------------------------------------------------------ structure probes */
@@ -2352,6 +2357,13 @@ int floor_enter(struct pt_regs *ctx)
 
 SEC("uretprobe")
 int floor_return(struct pt_regs *ctx)
+{
+	return 0;
+}
+
+/* where memwatch makes a session: its return always runs */
+SEC("uprobe")
+int floor_session(struct pt_regs *ctx)
 {
 	return 0;
 }

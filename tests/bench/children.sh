@@ -80,4 +80,5 @@ for n in ${BENCH_EXIT_PROCESSES:-1 64 256}; do
 done
 kill "${IDLE[@]}" 2>/dev/null
 echo "  target: at most 3 s with 256 processes. Each process has its own links"
-echo "  (their pid filter); releasing one waits for a kernel synchronisation"
+echo "  (their pid filter), and releasing one scans the consumers of every"
+echo "  process's probe on the same code (one a probe: sessions)"

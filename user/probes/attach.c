@@ -7,11 +7,14 @@
  * 11 s to detach); a multi link pays it once. Debian's libbpf 1.1 and its
  * 6.1 UAPI headers predate these links, so the attribute is laid out here
  * and the syscall made directly. The links are file descriptors: if
- * memwatch dies, the kernel removes every probe. Entry points that throw
- * are attached as uprobe sessions (Linux 6.12+): one program runs at the
- * entry and at the return, and the entry may decline the return. In a
- * session of one process, free's and malloc's probes go to programs of
- * their own, which read no cookie (plain_set).
+ * memwatch dies, the kernel removes every probe. An allocator's entry
+ * points with a return are attached as uprobe sessions (Linux 6.12+):
+ * one program runs at the entry and at the return, the entry may decline
+ * the return (a throwing call must), and a probe has one consumer in the
+ * kernel where an entry and a return probe make two: every release of a
+ * process's link scans the consumers of all (uses_session). In a session
+ * of one process, free's and malloc's probes go to programs of their
+ * own, which read no cookie (set_of).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -49,20 +52,24 @@ struct uprobe_multi_attr {
 void attach__prepare(struct memwatch_bpf *skel)
 {
 	struct bpf_program *progs[] = {
-		skel->progs.alloc_enter, skel->progs.alloc_return,
-		skel->progs.free_enter, skel->progs.malloc_enter,
-		skel->progs.malloc_si_enter, skel->progs.struct_enter, skel->progs.struct_return,
+		skel->progs.alloc_enter, skel->progs.free_enter,
+		skel->progs.struct_enter, skel->progs.struct_return,
 		skel->progs.struct_exit, skel->progs.unwind_handler,
 		skel->progs.root_drop, skel->progs.thread_exit,
 		skel->progs.floor_enter, skel->progs.floor_return,
 		skel->progs.loader_hook,
 	};
+	struct bpf_program *sessions[] = {
+		skel->progs.alloc_session, skel->progs.malloc_session,
+		skel->progs.malloc_si_session, skel->progs.floor_session,
+	};
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		bpf_program__set_expected_attach_type(progs[i],
 			(enum bpf_attach_type)MW_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.alloc_session,
-		(enum bpf_attach_type)MW_TRACE_UPROBE_SESSION);
+	for (size_t i = 0; i < sizeof(sessions) / sizeof(sessions[0]); i++)
+		bpf_program__set_expected_attach_type(sessions[i],
+			(enum bpf_attach_type)MW_TRACE_UPROBE_SESSION);
 }
 
 static int keep(struct mw_links *l, int fd, int what)
@@ -112,9 +119,9 @@ static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 		return ret ? skel->progs.floor_return : skel->progs.floor_enter;
 	switch (prog) {
 	case MW_PROG_ALLOC:
-		return ret ? skel->progs.alloc_return : skel->progs.alloc_enter;
+		return skel->progs.alloc_enter;	/* with a return, a session */
 	case MW_PROG_ALLOC_SESSION:
-		return skel->progs.alloc_session;
+		return NULL;	/* always a session (set_of) */
 	case MW_PROG_STRUCT:
 		return ret ? skel->progs.struct_return : skel->progs.struct_enter;
 	case MW_PROG_STRUCT_EXIT:
@@ -222,19 +229,23 @@ static int what_of(enum mw_prog prog, __u64 cookie)
 	return MW_LINK_OTHER;
 }
 
-/* A session's one link serves entry and return (not with --floor, whose
- * empty programs are plain entry and return probes). */
-static bool is_session(enum mw_prog prog, bool floor)
+/* Whether @p is attached as a session, whose one link serves entry and
+ * return: an allocator's entry point with a return (--floor's too, with
+ * an empty session program, so that the floor is what memwatch's
+ * probes cost the kernel). */
+static bool uses_session(const struct mw_probe *p)
 {
-	return prog == MW_PROG_ALLOC_SESSION && !floor;
+	return p->prog == MW_PROG_ALLOC_SESSION || (p->prog == MW_PROG_ALLOC && p->retprobe);
 }
 
-/* The links a group's probes are split in (made frees, rest, mallocs) */
-enum plain_set {
+/* The links a group's probes are split in, in the order they are made
+ * (attach_group) */
+enum probe_set {
 	SET_FREE,	/* plain frees: free_enter */
-	SET_MALLOC,	/* plain mallocs: malloc_enter */
-	SET_MALLOC_SI,	/* plain mallocs with the size in rsi: malloc_si_enter */
-	SET_REST,	/* the group's own program */
+	SET_REST,	/* the group's plain entry or return program */
+	SET_SESSION,	/* an allocator's other sessions: alloc_session */
+	SET_MALLOC,	/* plain mallocs: malloc_session */
+	SET_MALLOC_SI,	/* plain mallocs with the size in rsi: malloc_si_session */
 	SET__COUNT,
 };
 
@@ -247,34 +258,37 @@ static bool size_in_si(const struct mw_place *pl)
 }
 
 /*
- * Which link a probe with @cookie (as placed) goes in. free_enter: free
- * with no return probe; malloc_enter: an entry point whose cookie says
- * malloc and nothing more. Both only at an instruction whose state is
- * the entry's (place 0) that the kernel emulates, in a session that
- * watches one process in slot 0 (rodata's solo): those programs read no
- * cookie, and everything it would say is known there. malloc_si_enter:
- * such a malloc at a place that differs from the entry only by its size
- * being in rsi.
+ * Which link @p, with @cookie as placed, goes in, in slot @slot.
+ * free_enter: free with no return probe; malloc_session: an entry point
+ * whose cookie says malloc and nothing more. Both only at an instruction
+ * whose state is the entry's (place 0) that the kernel emulates, in a
+ * session that watches one process in slot 0 (rodata's solo): those
+ * programs read no cookie, and everything it would say is known there.
+ * malloc_si_session: such a malloc at a place that differs from the
+ * entry only by its size being in rsi.
  */
-static enum plain_set plain_set(const struct memwatch_bpf *skel, const struct mw_places *pls,
-				enum mw_prog prog, bool ret, bool floor, __u64 cookie)
+static enum probe_set set_of(const struct memwatch_bpf *skel, const struct mw_places *pls,
+			     const struct mw_probe *p, __u32 slot, bool floor, __u64 cookie)
 {
 	__u32 place = MW_COOKIE_PLACE(cookie);
+	enum probe_set other = uses_session(p) ? SET_SESSION : SET_REST;
 
-	if (!skel->rodata->solo || floor || ret || prog != MW_PROG_ALLOC ||
+	if (!skel->rodata->solo || slot || floor || p->prog != MW_PROG_ALLOC ||
 	    (cookie & MW_COOKIE_STEPPED))
-		return SET_REST;
+		return other;
 	if (place) {
-		if (cookie == MW_COOKIE_WITH_PLACE(MW_ALLOC_COOKIE(MW_OP_MALLOC), place) &&
+		if (other == SET_SESSION &&
+		    cookie == MW_COOKIE_WITH_PLACE(MW_ALLOC_COOKIE(MW_OP_MALLOC), place) &&
 		    place < pls->n && size_in_si(&pls->v[place]))
 			return SET_MALLOC_SI;
-		return SET_REST;
+		return other;
 	}
-	if (MW_ALLOC_OP(cookie) == MW_OP_FREE && !(cookie & MW_ALLOC_PAIRED))
+	if (other == SET_REST && MW_ALLOC_OP(cookie) == MW_OP_FREE &&
+	    !(cookie & MW_ALLOC_PAIRED))
 		return SET_FREE;
-	if (cookie == MW_ALLOC_COOKIE(MW_OP_MALLOC))
+	if (other == SET_SESSION && cookie == MW_ALLOC_COOKIE(MW_OP_MALLOC))
 		return SET_MALLOC;
-	return SET_REST;
+	return other;
 }
 
 /* The offsets and cookies of one link to be made. */
@@ -323,19 +337,16 @@ static int link_set(const struct link_set *set, struct bpf_program *bpf_prog, pi
 }
 
 /* The links of every probe of @tab in @path for @prog that holds @what
- * (their return probes if @ret): one, and one each for the plain frees,
- * the plain mallocs and those with their size in rsi. 0 if there were
- * none or all attached, -1 after a message. */
+ * (their return probes if @ret, but a session's, which its entry's link
+ * has): one a set_of's. 0 if there were none or all attached, -1 after a
+ * message. */
 static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t pid, __u32 slot,
 			const struct mw_probe_table *tab, const char *path,
 			enum mw_prog prog, int what, bool ret, bool floor, struct mw_links *l)
 {
 	struct link_set sets[SET__COUNT] = { { 0 } };
-	bool session = is_session(prog, floor);
 	int err = -1;
 
-	if (session && ret)
-		return 0;	/* the entry's link has the returns */
 	for (int k = 0; k < SET__COUNT; k++) {
 		sets[k].offsets = calloc(tab->n, sizeof(*sets[k].offsets));
 		sets[k].cookies = calloc(tab->n, sizeof(*sets[k].cookies));
@@ -349,12 +360,12 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 		__u64 offset, cookie;
 		struct link_set *set;
 
-		if (p->prog != prog || (ret && !p->retprobe) || strcmp(p->path, path) ||
-		    what_of(p->prog, p->cookie) != what)
+		if (p->prog != prog || (ret && (!p->retprobe || uses_session(p))) ||
+		    strcmp(p->path, path) || what_of(p->prog, p->cookie) != what)
 			continue;
 		if (placed(skel, pls, p, l, &offset, &cookie))
 			goto out;
-		set = &sets[slot == 0 ? plain_set(skel, pls, prog, ret, floor, cookie) : SET_REST];
+		set = &sets[ret ? SET_REST : set_of(skel, pls, p, slot, floor, cookie)];
 		set->offsets[set->cnt] = offset;
 		set->cookies[set->cnt++] = MW_COOKIE_WITH_SLOT(cookie, slot);
 	}
@@ -365,10 +376,14 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 	 * sized free, in the rest */
 	if (!link_set(&sets[SET_FREE], skel->progs.free_enter, pid, path, what, false, false, l) &&
 	    !link_set(&sets[SET_REST], program(skel, prog, ret, floor), pid, path, what, ret,
-		      session, l) &&
-	    !link_set(&sets[SET_MALLOC], skel->progs.malloc_enter, pid, path, what, false, false, l) &&
-	    !link_set(&sets[SET_MALLOC_SI], skel->progs.malloc_si_enter, pid, path, what, false,
-		      false, l))
+		      false, l) &&
+	    !link_set(&sets[SET_SESSION],
+		      floor ? skel->progs.floor_session : skel->progs.alloc_session, pid, path,
+		      what, false, true, l) &&
+	    !link_set(&sets[SET_MALLOC], skel->progs.malloc_session, pid, path, what, false, true,
+		      l) &&
+	    !link_set(&sets[SET_MALLOC_SI], skel->progs.malloc_si_session, pid, path, what, false,
+		      true, l))
 		err = 0;
 out:
 	for (int k = 0; k < SET__COUNT; k++) {

@@ -14,9 +14,11 @@
 #include "probes/placement.h"
 
 enum mw_prog {
-	MW_PROG_ALLOC,		/* alloc_enter [+ alloc_return] */
-	MW_PROG_ALLOC_SESSION,	/* alloc_session: entry and return, the
-				 * entry deciding on the return */
+	MW_PROG_ALLOC,		/* alloc_enter, or with a return a session
+				 * (attach.c: alloc_session, malloc_session) */
+	MW_PROG_ALLOC_SESSION,	/* a throwing one: always a session, whose
+				 * entry declines the return of a call that
+				 * must fail */
 	MW_PROG_STRUCT,		/* struct_enter [+ struct_return] */
 	MW_PROG_STRUCT_EXIT,	/* struct_exit, on a return instruction */
 	MW_PROG_ROOT_DROP,	/* root_drop, on the drop of a --read root's type */

@@ -61,8 +61,8 @@ int load__bpf(struct mw_session *s)
 	/* a process's plain frees and mallocs (attach.c's plain_set), only
 	 * there: fewer instructions to verify elsewhere */
 	bpf_program__set_autoload(s->skel->progs.free_enter, s->skel->rodata->solo);
-	bpf_program__set_autoload(s->skel->progs.malloc_enter, s->skel->rodata->solo);
-	bpf_program__set_autoload(s->skel->progs.malloc_si_enter, s->skel->rodata->solo);
+	bpf_program__set_autoload(s->skel->progs.malloc_session, s->skel->rodata->solo);
+	bpf_program__set_autoload(s->skel->progs.malloc_si_session, s->skel->rodata->solo);
 	s->skel->rodata->have_structs = s->opts.nstructs > 0;
 	s->skel->rodata->want_sites = s->layout.sites;
 	s->skel->rodata->want_stacks = s->layout.sites && s->opts.stacks;
