@@ -75,7 +75,7 @@ const struct option *cli__options(void)
 	return long_opts;
 }
 
-/* A format: the defaults come from cli.h */
+/* A format: the defaults come from options.h */
 static const char usage_text[] =
 "Usage: memwatch -p PID [options]\n"
 "       memwatch [options] -- CMD [ARGS...]\n"
@@ -371,11 +371,6 @@ static int add_cgroup(struct mw_options *o, const char *arg)
 	return 0;
 }
 
-bool cli__follows(const struct mw_options *o)
-{
-	return o->nexes || o->ncomms || o->ncgroups;
-}
-
 /* One option; returns 0, 1 (help/version printed) or -1. */
 static int parse_one(struct mw_options *o, int c, const char *arg)
 {
@@ -619,15 +614,48 @@ int cli__apply(struct mw_options *o, const char *name, const char *value,
 	return err;
 }
 
+/* The long option whose short letter is @c; NULL if none: the short
+ * options are the long ones whose value is a letter, written once. */
+static const struct option *short_opt(int c)
+{
+	for (const struct option *lo = long_opts; lo->name; lo++)
+		if (lo->val == c && c < 0x80 && isalpha(c))
+			return lo;
+	return NULL;
+}
+
+/* getopt's string of the short options, from long_opts: ":p:i:...hV" */
+static const char *short_opts(void)
+{
+	static char buf[64];
+	size_t n = 0;
+
+	if (buf[0])
+		return buf;
+	buf[n++] = ':';		/* a missing value is ':', not '?' */
+	for (const struct option *lo = long_opts; lo->name && n + 3 < sizeof(buf); lo++) {
+		if (lo->val >= 0x80 || !isalpha(lo->val))
+			continue;
+		buf[n++] = (char)lo->val;
+		if (lo->has_arg == required_argument)
+			buf[n++] = ':';
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 /* Whether the option word @w takes the next word as its value. */
 static bool takes_value(const char *w)
 {
 	if (w[0] != '-' || !w[1])
 		return false;
 	if (w[1] != '-') {		/* a cluster: the first letter with a value */
-		for (const char *p = w + 1; *p; p++)
-			if (strchr("pinoflc", *p))
+		for (const char *p = w + 1; *p; p++) {
+			const struct option *lo = short_opt((unsigned char)*p);
+
+			if (lo && lo->has_arg == required_argument)
 				return !p[1];
+		}
 		return false;
 	}
 	for (const struct option *lo = long_opts; lo->name; lo++)
@@ -665,7 +693,7 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 	optind = 0;	/* full reset: the parser may run more than once */
 	opterr = 0;
 	dash = command_start(argc, argv);
-	while ((c = getopt_long(dash, argv, ":p:i:n:o:f:l:c:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(dash, argv, short_opts(), long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return bad_option(c, argv[optind - 1]);
 		err = parse_one(o, c, optarg);
@@ -687,7 +715,7 @@ int cli__parse(int argc, char **argv, struct mw_options *o)
 		return usage_error("in launch mode the program keeps stdout: write the feed with -o PATH or serve it with --listen");
 	if (o->history_given && !o->listen)
 		return usage_error("--history keeps rows for the page that --listen serves: give --listen too");
-	if (o->npids == 0 && !o->command && !cli__follows(o))
+	if (o->npids == 0 && !o->command && !options__follows(o))
 		return usage_error("--pid PID is required, or a command to run: memwatch [options] -- CMD [ARGS...], or --exe, --comm or --cgroup to follow");
 	return check_structs(o);
 }

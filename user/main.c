@@ -338,7 +338,7 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	s.follows = cli__follows(&s.opts);
+	s.follows = options__follows(&s.opts);
 	if (s.follows && follow__init(&s.follow, &s.opts)) {
 		code = MW_EXIT_USAGE;
 		goto cleanup;

@@ -3,7 +3,7 @@
  * test_cli.c - command-line parsing as one table: each case is a command
  * line and what it must give (the parsed options, the one usage error on
  * stderr, or --help/--version on stdout), every option with good and bad
- * values, the limits taken from cli.h. Then what a table cannot say: two
+ * values, the limits taken from options.h. Then what a table cannot say: two
  * parses in a row, and the strict number parsers.
  */
 #include <criterion/criterion.h>

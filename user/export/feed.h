@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "cli.h"
+#include "options.h"
 #include "sample/snapshot.h"
 #include "export/table.h"
 

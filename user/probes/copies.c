@@ -15,8 +15,8 @@
 #include "symbols/inlined.h"
 #include "symbols/symmatch.h"
 #include "probes/copies.h"
+#include "probes/functions.h"
 #include "probes/placement.h"
-#include "probes/structs.h"
 
 #define MW_COPIES_SHOWN	4	/* callers named in a message */
 

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "cli.h"
+#include "options.h"
 #include "probes/probes.h"
 #include "process/objects.h"
 #include "process/target.h"

@@ -15,7 +15,7 @@
 #include "read/expr.h"
 #include "read/param.h"
 #include "probes/roots.h"
-#include "probes/structs.h"
+#include "probes/functions.h"
 
 /* The parameter structure @id's --read starts at; NULL if it starts at
  * a variable (a path, or no --read). */
@@ -76,7 +76,7 @@ static size_t drops_of(const char *type, const struct mw_objects *objs, struct m
 	size_t n;
 
 	snprintf(pattern, sizeof(pattern), "core::ptr::drop_in_place<%s>", type);
-	n = structs__matches(pattern, objs, out);
+	n = functions__named(pattern, objs, out);
 	if (n)
 		return n;
 	free(*out);
@@ -84,7 +84,7 @@ static size_t drops_of(const char *type, const struct mw_objects *objs, struct m
 	snprintf(last, sizeof(last), "%s", tail ? tail + 1 : type);
 	last[strcspn(last, "<")] = '\0';
 	snprintf(pattern, sizeof(pattern), "%s::~%s", type, last);
-	return structs__matches(pattern, objs, out);
+	return functions__named(pattern, objs, out);
 }
 
 int roots__drops(const struct mw_options *o, const struct mw_objects *objs,

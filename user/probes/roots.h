@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "cli.h"
+#include "options.h"
 #include "memwatch.h"
 #include "probes/probes.h"
 #include "process/objects.h"

@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
-#include "cli.h"
+#include "options.h"
 
 struct mw_follow {
 	const struct mw_options *opts;

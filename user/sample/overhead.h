@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "probes/calibrate.h"
-#include "cli.h"		/* MW_OVER_BUDGET_INTERVALS */
+#include "options.h"		/* MW_OVER_BUDGET_INTERVALS */
 #include "memwatch.h"
 
 /* Hits counted so far in one target: its allocator (and loader, unwinder)

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <sys/types.h>
-#include "cli.h"
+#include "options.h"
 #include "memwatch.h"
 #include "sample/glibcview.h"
 #include "sample/sites.h"

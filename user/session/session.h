@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
-#include "cli.h"
+#include "options.h"
 #include "export/feed.h"
 #include "probes/attach.h"
 #include "probes/calibrate.h"
