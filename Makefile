@@ -490,7 +490,7 @@ FUZZ_LIBS_cfi      := -ldw -lelf -lz
 FUZZ_LIBS_elfsym   := -lelf -lz
 FUZZ_SRCS_procmaps := user/process/procmaps.c
 FUZZ_LIBS_procmaps :=
-FUZZ_SRCS_walk     := user/read/walk.c user/read/decode.c user/read/deep.c
+FUZZ_SRCS_walk     := user/read/walk.c user/read/decode.c user/read/elements.c
 FUZZ_LIBS_walk     :=
 FUZZ_SRCS_symmatch := user/symbols/symmatch.c user/symbols/pathname.c
 FUZZ_LIBS_symmatch := -liberty
@@ -500,6 +500,7 @@ FUZZ_LIBS_symmatch := -liberty
 FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/web/http.c \
 		      user/web/webauth.c user/web/webconfig.c \
 		      user/probes/allocator.c user/symbols/elfsym.c user/symbols/golang.c \
+		      user/symbols/dwarfopen.c \
 		      user/probes/probes.c user/read/expr.c \
 		      user/probes/placement.c user/process/objects.c user/process/procmaps.c \
 		      user/process/target.c user/symbols/symmatch.c user/symbols/pathname.c user/symbols/debugfile.c \

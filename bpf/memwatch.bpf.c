@@ -1023,7 +1023,7 @@ static __always_inline void block_resize(__u32 slot, __u64 addr, __u64 size)
 
 /*
  * A user stack walked by the unwind tables of the objects the process
- * maps (user/stacks/ builds them from .eh_frame; stacks/walk.c is this
+ * maps (user/stacks/ builds them from .eh_frame; stacks/stackwalk.c is this
  * walk in user space, checked against backtrace(3)): each frame's row,
  * the CFA from %rsp or %rbp, the return address at CFA-8, %rbp from where
  * the row saved it. No frame pointer needed; a frame without a row ends

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_walk.c - libFuzzer harness for the walker (decode.c, deep.c,
+ * fuzz_walk.c - libFuzzer harness for the walker (decode.c, elements.c,
  * walk.c) on random memory images. The first byte picks a plan, laid out
  * as the planner lays out these types for rustc 1.95 and libstdc++: a
  * HashMap<u64, Vec<u8>>, a BTreeMap<u64, Box<u64>>, an

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_stackwalk.c - unwind tables from .eh_frame (stacks/cfi.c) and the
- * stack walk over them (stacks/walk.c), on build/fixtures/chain: a chain
+ * stack walk over them (stacks/stackwalk.c), on build/fixtures/chain: a chain
  * of calls built -O2 without frame pointers, through libchain.so and a
  * callback. The fixture stops at its deepest frame with the stack glibc's
  * backtrace(3) computed for itself; the walk from its registers, through
@@ -17,7 +17,7 @@
 #include "process/memory.h"
 #include "process/procmaps.h"
 #include "stacks/cfi.h"
-#include "stacks/walk.h"
+#include "stacks/stackwalk.h"
 #include "symbols/elfsym.h"
 
 #define CHAIN "build/fixtures/chain"

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "symbols/symbolize.h"
+#include "symbols/symbolizer.h"
 
 /* One sample: a site (or a stack of one, leaf first) in one target. */
 struct mw_pprof_sample {

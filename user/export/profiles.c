@@ -9,7 +9,7 @@
 #include <string.h>
 #include "export/profiles.h"
 #include "sample/sites.h"
-#include "symbols/symbolize.h"
+#include "symbols/symbolizer.h"
 
 struct ctx {
 	const struct mw_snapshot *const *snaps;

@@ -4,30 +4,26 @@
  * bounded depth everywhere.
  */
 #include <dwarf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "read/dwtype.h"
+#include "symbols/dwarfopen.h"
 
-static char *debuginfo_path;
-static const Dwfl_Callbacks callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
+void dwtype__why(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
 
 Dwfl *dwtype__open(const char *path, Dwfl_Module **mod)
 {
-	Dwfl *dwfl = dwfl_begin(&callbacks);
+	Dwfl *dwfl;
 
-	if (!dwfl)
-		return NULL;
-	*mod = dwfl_report_offline(dwfl, path, path, -1);
-	dwfl_report_end(dwfl, NULL, NULL);
-	if (!*mod) {
-		dwfl_end(dwfl);
-		return NULL;
-	}
-	return dwfl;
+	return dwarfopen__object(path, path, &dwfl, mod) > 0 ? dwfl : NULL;
 }
 
 bool dwtype__of(Dwarf_Die *die, Dwarf_Die *out)

@@ -58,4 +58,9 @@ bool dwtype__named(Dwarf_Die *t, const char *prefix);
  * none. */
 bool dwtype__may_own(Dwarf_Die *t);
 
+/* Writes why a type cannot be read (printf's @fmt) into @err, @len
+ * bytes: the message layout.c, shape.c and ownership.c fail with. */
+void dwtype__why(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

@@ -6,7 +6,6 @@
  * walker reads.
  */
 #include <dwarf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "read/dwtype.h"
@@ -27,15 +26,8 @@ struct rec {
 	char name[96];		/* the type being looked at */
 };
 
-static bool fail(struct rec *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->err, r->len, fmt, ap);
-	va_end(ap);
-	return false;
-}
+/* false, after saying why in @r's message */
+#define fail(r, ...)	({ dwtype__why((r)->err, (r)->len, __VA_ARGS__); false; })
 
 static uint64_t align_up(uint64_t n, uint64_t a)
 {

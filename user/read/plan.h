@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "read/expr.h"
-#include "read/own.h"
+#include "read/ownership.h"
 #include "read/shape.h"
 
 #define MW_PLAN_STEPS	(2 * MW_EXPR_STEPS + 24)

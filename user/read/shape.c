@@ -4,15 +4,14 @@
  * something the walk reads: wrappers become plan steps (an offset, a
  * pointer followed, owned or not, a state that makes the structure read
  * as empty), and what is inside becomes the plan's shape, with its
- * elements' programs (own.h).
+ * elements' programs (ownership.h).
  */
 #include <dwarf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "read/dwtype.h"
 #include "read/layout.h"
-#include "read/own.h"
+#include "read/ownership.h"
 #include "read/plan.h"
 #include "read/shape.h"
 
@@ -24,15 +23,8 @@ struct rec {
 	size_t len;
 };
 
-static bool fail(struct rec *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->err, r->len, fmt, ap);
-	va_end(ap);
-	return false;
-}
+/* false, after saying why in @r's message */
+#define fail(r, ...)	({ dwtype__why((r)->err, (r)->len, __VA_ARGS__); false; })
 
 static bool push(struct rec *r, struct mw_plan_step s)
 {
@@ -108,7 +100,7 @@ static int value(struct rec *r, Dwarf_Die *t, int lang)
 	if (!dwtype__size(t, &s->elem_size) || s->elem_size > MW_OWN_VALUE_MAX)
 		return fail(r, "%s: a value of no size, or more than memwatch reads at once",
 			    s->type), -1;
-	prog = own__compile(t, lang, r->p, r->err, r->len);
+	prog = ownership__compile(t, lang, r->p, r->err, r->len);
 	if (prog < -1)
 		return -1;
 	if (prog < 0)
@@ -134,7 +126,7 @@ int shape__recognize(Dwarf_Die *type, struct mw_plan *p, char *err, size_t len)
 		case MW_CLASS_INTEGER:
 			return 0;
 		case MW_CLASS_CONTAINER:
-			return own__elements(&c, lang, &p->shape, p, err, len);
+			return ownership__elements(&c, lang, &p->shape, p, err, len);
 		case MW_CLASS_RECORD:
 		case MW_CLASS_SHARED_CXX:
 			return value(&r, &t, lang);

@@ -2,7 +2,7 @@
 /*
  * shape.h - what a --read EXPR ends on: an integer, a container of the
  * Rust standard library or of libstdc++ whose length and own buffers
- * follow from its header, whose elements' programs (own.h) say what they
+ * follow from its header, whose elements' programs (ownership.h) say what they
  * own in turn, or a struct whose fields own what they own. The wrappers
  * a structure usually sits in (Mutex, RwLock, RefCell, OnceLock,
  * LazyLock, Option, Box, Arc, Rc, unique_ptr; layout.h knows them) are
@@ -70,7 +70,7 @@ struct mw_shape {
 	uint64_t node_size;		/* C++ nodes: one node; deque: a buffer;
 					 * BTreeMap: a leaf node */
 	bool elems_own;			/* its elements may own heap memory */
-	int16_t elem_prog;		/* what an element owns (own.h); -1: none */
+	int16_t elem_prog;		/* what an element owns (ownership.h); -1: none */
 	/* C++ nodes: the value's offset in a node */
 	uint32_t val_off;
 	/* BTreeMap: its values, and where a node holds what */
@@ -88,7 +88,7 @@ struct mw_plan;
 /*
  * Sees through the wrappers around @t (appending their steps to @p), fills
  * @p's shape with what is inside, and compiles what its elements own
- * (own.h) into @p. 0; -1 with why in @err: a type memwatch does not read
+ * (ownership.h) into @p. 0; -1 with why in @err: a type memwatch does not read
  * (a float, a raw pointer), or one whose layout is not the one it knows.
  */
 int shape__recognize(Dwarf_Die *t, struct mw_plan *p, char *err, size_t len);

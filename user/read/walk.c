@@ -2,7 +2,7 @@
 /*
  * walk.c - a plan over the target's memory: each step of the path, each
  * pointer read anew, the wrappers' states, then the end: an integer read,
- * a container's header read whole in one call and walked (deep.h), or a
+ * a container's header read whole in one call and walked (elements.h), or a
  * struct read whole and its fields walked. Every address is checked
  * against the user range before it is read; the top header is read again
  * after the walk and must not have changed.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include "process/memory.h"
 #include "read/decode.h"
-#include "read/deep.h"
+#include "read/elements.h"
 #include "read/walk.h"
 
 static int process_read(const struct mw_mem *m, uint64_t addr, void *buf, size_t len)
@@ -96,7 +96,7 @@ static int whole(struct mw_deep *d, const struct mw_mem *m, const struct mw_shap
 		return -ENOMEM;
 	err = rd(m, addr, val, s->elem_size);
 	if (!err)
-		err = deep__value(d, s->elem_prog, val, addr);
+		err = elements__value(d, s->elem_prog, val, addr);
 	free(val);
 	return err;
 }
@@ -123,7 +123,7 @@ static int walk_once(const struct mw_mem *m, const struct mw_plan *p, uint64_t s
 			out->length = decode__integer(s, hdr);
 		return err;
 	}
-	deep__init(&d, m, p, limit);
+	elements__init(&d, m, p, limit);
 	if (s->kind == MW_SHAPE_VALUE) {
 		err = whole(&d, m, s, addr);
 	} else if (!s->span || s->span > MW_SHAPE_SPAN_MAX) {
@@ -131,7 +131,7 @@ static int walk_once(const struct mw_mem *m, const struct mw_plan *p, uint64_t s
 	} else {
 		err = rd(m, addr, hdr, s->span);
 		if (!err)
-			err = deep__container(&d, s, hdr, addr, &n);
+			err = elements__container(&d, s, hdr, addr, &n);
 		/* the same header once more: a writer was not halfway through it */
 		if (!err)
 			err = rd(m, addr, again, s->span);
@@ -141,7 +141,7 @@ static int walk_once(const struct mw_mem *m, const struct mw_plan *p, uint64_t s
 	out->length = (int64_t)n;
 	out->retained += d.retained;
 	out->visited = d.visits;
-	deep__free(&d);
+	elements__free(&d);
 	return err;
 }
 

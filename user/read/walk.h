@@ -3,7 +3,7 @@
  * walk.h - a plan (plan.h) run against a target's memory: the root's
  * address, each pointer on the path read anew, then what the plan ends
  * on: an integer; a container, its header read whole and decoded
- * (decode.h), its elements walked for what they own (deep.h); or a
+ * (decode.h), its elements walked for what they own (elements.h); or a
  * struct's fields. What it reads may change under it: the top header is
  * read again at the end and must read the same, every header is checked,
  * every buffer must be mapped. A walk that finds otherwise is retried a

@@ -13,7 +13,7 @@
 #include "memwatch.skel.h"
 #include "sample/sites.h"
 #include "symbols/runtime.h"
-#include "symbols/symbolize.h"
+#include "symbols/symbolizer.h"
 
 #define MW_BATCH 1024
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include "symbols/dwarfopen.h"
 #include "symbols/golang.h"
 
 /* .go.buildinfo: a magic string, the pointer size, flags; since Go 1.18
@@ -43,13 +44,6 @@ bool golang__version(const struct mw_elf *e, char *buf, size_t len)
 }
 
 /* ------------------------------------------------------------ DWARF */
-
-static char *debuginfo_path;
-static const Dwfl_Callbacks callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
 
 /* DWARF's x86-64 register numbers (the psABI's) as enum mw_reg: rax,
  * rdx, rcx, rbx, rsi, rdi, rbp, rsp (none), r8-r15. */
@@ -226,8 +220,8 @@ static bool go_name(const char *name)
 
 void golang__describe(const char *path, const struct mw_sym *sym, struct mw_gofunc *out)
 {
-	Dwfl *dwfl = dwfl_begin(&callbacks);
 	struct find f = { .pc = sym->vaddr };
+	Dwfl *dwfl;
 	Dwarf_Addr bias = 0;
 	Dwarf_Attribute a;
 	Dwfl_Module *mod;
@@ -237,11 +231,9 @@ void golang__describe(const char *path, const struct mw_sym *sym, struct mw_gofu
 	memset(out, 0, sizeof(*out));
 	out->go = go_name(sym->name);
 	snprintf(out->result_why, sizeof(out->result_why), "no result DWARF describes");
-	if (!dwfl)
+	if (dwarfopen__object(path, path, &dwfl, &mod) <= 0)
 		return;
-	mod = dwfl_report_offline(dwfl, path, path, -1);
-	dwfl_report_end(dwfl, NULL, NULL);
-	if (!mod || !dwfl_module_getdwarf(mod, &bias) || !(cu = cu_of(mod, sym->vaddr))) {
+	if (!dwfl_module_getdwarf(mod, &bias) || !(cu = cu_of(mod, sym->vaddr))) {
 		dwfl_end(dwfl);
 		return;		/* no DWARF: the name alone */
 	}

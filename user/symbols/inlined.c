@@ -13,6 +13,7 @@
 #include <string.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include "symbols/dwarfopen.h"
 #include "symbols/inlined.h"
 
 #define MW_DIE_DEPTH	64	/* deeper trees are not walked further */
@@ -25,24 +26,16 @@ struct walk {
 	int ncallers;		/* distinct, counted past MW_CALLERS_KEPT */
 };
 
-static char *debuginfo_path;
-static const Dwfl_Callbacks callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
-
 /* The DWARF of the object at @path (its own, or its build-id debug file),
  * into *@dwfl (dwfl_end it), *@mod and *@bias: 1; 0 with none (nothing
  * to close); -1 out of memory. */
 static int open_dwarf(const char *path, Dwfl **dwfl, Dwfl_Module **mod, Dwarf_Addr *bias)
 {
-	*dwfl = dwfl_begin(&callbacks);
-	if (!*dwfl)
-		return -1;
-	*mod = dwfl_report_offline(*dwfl, path, path, -1);
-	dwfl_report_end(*dwfl, NULL, NULL);
-	if (!*mod || !dwfl_module_getdwarf(*mod, bias)) {
+	int r = dwarfopen__object(path, path, dwfl, mod);
+
+	if (r <= 0)
+		return r;
+	if (!dwfl_module_getdwarf(*mod, bias)) {
 		dwfl_end(*dwfl);
 		return 0;
 	}

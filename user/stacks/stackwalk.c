@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * walk.c - one stack walked by the unwind tables. Each frame: the row of
+ * stackwalk.c - one stack walked by the unwind tables. Each frame: the row of
  * the table that covers the frame's address (a return address minus one:
  * the call, not what follows it), the CFA from %rsp or %rbp by its rule,
  * the return address at CFA-8, %rbp from where the row says it was
  * saved, and %rsp the CFA. Nothing is guessed: a frame without a row
  * ends the walk, as truncated.
  */
-#include "stacks/walk.h"
+#include "stacks/stackwalk.h"
 
 static const struct mw_unwind_map *map_of(const struct mw_unwind_map *m, size_t n, uint64_t ip)
 {

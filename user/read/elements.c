@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * deep.c - elements and what they own, walked by their programs. Each
+ * elements.c - elements and what they own, walked by their programs. Each
  * container's header is decoded (decode.h) where it lies, inside the value
  * that holds it; its elements are read a chunk at a time into the buffer
  * of its depth, and each element's program runs on its copy one depth
@@ -17,7 +17,7 @@
 #include <string.h>
 #include "process/memory.h"
 #include "read/decode.h"
-#include "read/deep.h"
+#include "read/elements.h"
 
 #define MW_PTR_BYTES	8
 #define MW_TREE_STACK	128	/* a red-black tree this deep is garbage */
@@ -549,7 +549,7 @@ static int container(struct mw_deep *d, const struct mw_shape *s, const uint8_t 
 	}
 }
 
-void deep__init(struct mw_deep *d, const struct mw_mem *m, const struct mw_plan *p,
+void elements__init(struct mw_deep *d, const struct mw_mem *m, const struct mw_plan *p,
 		uint64_t limit)
 {
 	memset(d, 0, sizeof(*d));
@@ -558,7 +558,7 @@ void deep__init(struct mw_deep *d, const struct mw_mem *m, const struct mw_plan 
 	d->limit = limit;
 }
 
-void deep__free(struct mw_deep *d)
+void elements__free(struct mw_deep *d)
 {
 	for (int i = 0; i <= MW_DEEP_DEPTH; i++)
 		free(d->buf[i]);
@@ -567,13 +567,13 @@ void deep__free(struct mw_deep *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int deep__container(struct mw_deep *d, const struct mw_shape *s, const uint8_t *hdr,
+int elements__container(struct mw_deep *d, const struct mw_shape *s, const uint8_t *hdr,
 		    uint64_t addr, uint64_t *n)
 {
 	return container(d, s, hdr, addr, 0, n);
 }
 
-int deep__value(struct mw_deep *d, int prog, const uint8_t *val, uint64_t addr)
+int elements__value(struct mw_deep *d, int prog, const uint8_t *val, uint64_t addr)
 {
 	return value(d, prog, val, addr, 0);
 }

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * deep.h - the elements of a container, and what they own, walked in the
- * target's memory by their programs (own.h): element buffers read a chunk
+ * elements.h - the elements of a container, and what they own, walked in the
+ * target's memory by their programs (ownership.h): element buffers read a chunk
  * at a time in one call each, a BTreeMap's nodes by its height, libstdc++'s
  * node lists and trees node by node, each Box's block once it is owned,
  * each shared block once a walk. Every figure it finds is checked as the
  * top one is; what it visits is counted against a limit; memory it holds
  * is bounded by its depth, not by what it reads.
  */
-#ifndef MW_DEEP_H
-#define MW_DEEP_H
+#ifndef MW_ELEMENTS_H
+#define MW_ELEMENTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,19 +34,19 @@ struct mw_deep {
 };
 
 /* A walker over @m for @p, visiting at most @limit things. */
-void deep__init(struct mw_deep *d, const struct mw_mem *m, const struct mw_plan *p,
+void elements__init(struct mw_deep *d, const struct mw_mem *m, const struct mw_plan *p,
 		uint64_t limit);
-void deep__free(struct mw_deep *d);
+void elements__free(struct mw_deep *d);
 
 /* The container of shape @s whose header @hdr was read at @addr: its
  * buffers' bytes and what its elements own, into d->retained; its length
  * into @n. 0, -EAGAIN, -EFAULT, -E2BIG, -ELOOP (nested too deep), -ESRCH,
  * -ENOMEM. */
-int deep__container(struct mw_deep *d, const struct mw_shape *s, const uint8_t *hdr,
+int elements__container(struct mw_deep *d, const struct mw_shape *s, const uint8_t *hdr,
 		    uint64_t addr, uint64_t *n);
 
 /* What the value @val (a copy of the one at @addr) owns, by program
  * @prog. Same returns. */
-int deep__value(struct mw_deep *d, int prog, const uint8_t *val, uint64_t addr);
+int elements__value(struct mw_deep *d, int prog, const uint8_t *val, uint64_t addr);
 
 #endif

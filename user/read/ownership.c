@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * own.c - a type's ownership program, from its DWARF: each member is
+ * ownership.c - a type's ownership program, from its DWARF: each member is
  * classified (layout.h) and what owns something becomes an item; the
  * wrappers and structs around them only move the offset. Programs and
  * containers are kept once per type (by DIE), so that a type met again,
  * or inside itself, names the same one.
  */
 #include <dwarf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "read/dwtype.h"
 #include "read/layout.h"
-#include "read/own.h"
+#include "read/ownership.h"
 #include "read/plan.h"
 
 #define MW_OWN_DEPTH	24	/* types nested in a program's compilation */
@@ -25,15 +24,8 @@ struct comp {
 	size_t len;
 };
 
-static int fail(struct comp *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(c->err, c->len, fmt, ap);
-	va_end(ap);
-	return -2;
-}
+/* -2, after saying why in @c's message */
+#define fail(c, ...)	({ dwtype__why((c)->err, (c)->len, __VA_ARGS__); -2; })
 
 static int compile(struct comp *c, Dwarf_Die *t, int depth);
 
@@ -258,14 +250,14 @@ static int compile(struct comp *c, Dwarf_Die *type, int depth)
 	return k;
 }
 
-int own__compile(Dwarf_Die *t, int lang, struct mw_plan *p, char *err, size_t len)
+int ownership__compile(Dwarf_Die *t, int lang, struct mw_plan *p, char *err, size_t len)
 {
 	struct comp c = { .p = p, .lang = lang, .err = err, .len = len };
 
 	return compile(&c, t, 0);
 }
 
-int own__elements(struct mw_class_of *cls, int lang, struct mw_shape *s, struct mw_plan *p,
+int ownership__elements(struct mw_class_of *cls, int lang, struct mw_shape *s, struct mw_plan *p,
 		  char *err, size_t len)
 {
 	struct comp c = { .p = p, .lang = lang, .err = err, .len = len };

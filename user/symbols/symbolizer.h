@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * symbolize.h - turn an address in the target into "function+0xoff" in
+ * symbolizer.h - turn an address in the target into "function+0xoff" in
  * its object, from the target's mappings and the object's symbols.
  * Results are cached per address: a site is named once.
  */
-#ifndef MW_SYMBOLIZE_H
-#define MW_SYMBOLIZE_H
+#ifndef MW_SYMBOLIZER_H
+#define MW_SYMBOLIZER_H
 
 #include <stdint.h>
 #include "process/target.h"

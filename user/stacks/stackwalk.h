@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * walk.h - a stack walked with the mapped objects' unwind tables (cfi.h),
+ * stackwalk.h - a stack walked with the mapped objects' unwind tables (cfi.h),
  * from a thread's %rip, %rsp and %rbp, through its memory, one frame at a
  * time: the walk the BPF program will make at an allocation, here in user
  * space, where it is checked against the target's own backtrace(3).

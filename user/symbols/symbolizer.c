@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * symbolize.c - name code addresses of a running target. An address is
+ * symbolizer.c - name code addresses of a running target. An address is
  * found in /proc/PID/maps (read again when a new object appeared), its
  * file offset looked up among the object's function symbols (demangled:
  * C++ and Rust names read as their users wrote them), and its source line
@@ -15,10 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "symbols/dwarfopen.h"
 #include "symbols/elfsym.h"
 #include "process/objects.h"
 #include "process/procmaps.h"
-#include "symbols/symbolize.h"
+#include "symbols/symbolizer.h"
 #include "symbols/symmatch.h"
 
 #define MW_NAME_MAX 384
@@ -99,25 +100,11 @@ static const struct mw_mapping *mapping_of(struct mw_symbolizer *s, uint64_t add
 	return NULL;
 }
 
-static char *debuginfo_path = NULL;	/* libdwfl's default search */
-static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
-
 /* The object's DWARF, for source lines; left NULL when there is none. */
 static void open_dwarf(struct opened *o, const char *path)
 {
-	o->dwfl = dwfl_begin(&dwfl_callbacks);
-	if (!o->dwfl)
-		return;
-	o->mod = dwfl_report_offline(o->dwfl, o->path, path, -1);
-	dwfl_report_end(o->dwfl, NULL, NULL);
-	if (!o->mod) {
-		dwfl_end(o->dwfl);
+	if (dwarfopen__object(path, o->path, &o->dwfl, &o->mod) <= 0)
 		o->dwfl = NULL;
-	}
 }
 
 /* " file.c:123" for link-time address @vaddr, or "" without DWARF; the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * own.h - what a value owns on the heap, compiled once from its DWARF
+ * ownership.h - what a value owns on the heap, compiled once from its DWARF
  * type into a program the walker runs on each element: the containers in
  * it (their buffers, and their elements' programs in turn), the Boxes
  * and unique_ptrs it owns (their blocks, and what those own), the Arcs,
@@ -10,8 +10,8 @@
  * values are skipped whole. Recursive types (a Box<Node> in a Node) point
  * at their own program; the walk bounds the depth.
  */
-#ifndef MW_OWN_H
-#define MW_OWN_H
+#ifndef MW_OWNERSHIP_H
+#define MW_OWNERSHIP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -89,11 +89,11 @@ struct mw_plan;
  * @err (a layout memwatch does not know, or more kinds of owner than a
  * plan holds).
  */
-int own__compile(Dwarf_Die *t, int lang, struct mw_plan *p, char *err, size_t len);
+int ownership__compile(Dwarf_Die *t, int lang, struct mw_plan *p, char *err, size_t len);
 
 /* The programs of the elements of the container @s (classified as @cls),
  * into its elem_prog (and a BTreeMap's elem2_prog). 0; -1 with why. */
-int own__elements(struct mw_class_of *cls, int lang, struct mw_shape *s, struct mw_plan *p,
+int ownership__elements(struct mw_class_of *cls, int lang, struct mw_shape *s, struct mw_plan *p,
 		  char *err, size_t len);
 
 #endif
