@@ -108,7 +108,7 @@ vmlinux:
 $(BUILD) $(BUILD)/user $(BUILD)/tests $(BUILD)/targets $(BUILD)/fixtures:
 	$(Q)mkdir -p $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c include/memwatch.h vmlinux/vmlinux.h | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) include/memwatch.h vmlinux/vmlinux.h | $(BUILD)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -492,7 +492,7 @@ FUZZ_SRCS_procmaps := user/process/procmaps.c
 FUZZ_LIBS_procmaps :=
 FUZZ_SRCS_walk     := user/read/walk.c user/read/decode.c user/read/elements.c
 FUZZ_LIBS_walk     :=
-FUZZ_SRCS_symmatch := user/symbols/symmatch.c user/symbols/pathname.c
+FUZZ_SRCS_symmatch := user/symbols/symmatch.c user/symbols/symname.c user/symbols/pathname.c user/symbols/nearest.c
 FUZZ_LIBS_symmatch := -liberty
 # cli.c (config.c applies each line through it; fuzz_http gives it the
 # --listen spec) reaches most modules
@@ -503,7 +503,8 @@ FUZZ_CLI_SRCS      := user/cli.c user/config.c user/log.c user/web/http.c \
 		      user/symbols/dwarfopen.c \
 		      user/probes/probes.c user/read/expr.c \
 		      user/probes/placement.c user/process/objects.c user/process/procmaps.c \
-		      user/process/target.c user/symbols/symmatch.c user/symbols/pathname.c user/symbols/debugfile.c \
+		      user/process/target.c user/symbols/symmatch.c user/symbols/symname.c \
+		      user/symbols/pathname.c user/symbols/debugfile.c \
 		      user/web/api.c user/web/json.c user/export/row.c user/export/fields.c \
 		      user/export/timestamp.c user/web/page.c user/sample/history.c $(WEB_GEN)
 FUZZ_CLI_LIBS      := -lelf -ldw -lz -liberty -lmicrohttpd -lcapstone -ljson-c -lpthread -lyaml -lgnutls -lcrypt

@@ -17,8 +17,21 @@
  * the kernel's return probe writes its trampoline over the return address,
  * and the trampoline has no unwind information, so a C++ exception or Rust
  * panic crossing such a frame would abort the target. Only allocator
- * entry points, which never unwind, keep return probes; C++ operator new,
- * which throws, keeps one only for calls that can succeed.
+ * entry points, which never unwind, keep return probes, as uprobe
+ * sessions whose entry may decline the return: C++ operator new, which
+ * throws, keeps one only for calls that can succeed.
+ *
+ * The parts, headers of this one translation unit (one object, one
+ * skeleton; their helpers inline into the programs here), in the order
+ * they build on each other, each with the maps it uses:
+ *   regs.bpf.h    the entry's state at a probe, arguments' registers
+ *   state.bpf.h   per-target counters, each thread's record
+ *   scopes.bpf.h  structure scopes, open on a thread
+ *   sites.bpf.h   allocation sites
+ *   live.bpf.h    the live-block table
+ *   unwind.bpf.h  stacks walked by unwind tables
+ * and below them the programs: allocator probes, structure probes, the
+ * lifecycle (exec, fork, the loader), the floor.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -39,10 +52,10 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by the loader before load: no structure is watched, so the
  * allocator programs skip scope tracking (the verifier drops that code). */
 const volatile bool have_structs = true;
-/* Set by the loader: attribute blocks to call sites (and full stacks). */
 /* The session watches one process, in slot 0 (calibration's too), ever:
  * free_enter, which reads no cookie, serves its plain frees. */
 const volatile bool solo = false;
+/* Set by the loader: attribute blocks to call sites (and full stacks). */
 const volatile bool want_sites = false;
 const volatile bool want_stacks = false;
 const volatile bool want_unwind = false;	/* stacks by unwind tables */
@@ -64,157 +77,21 @@ const volatile bool report_forks = false;
 /* kfuncs of uprobe sessions (Linux 6.12) */
 extern bool bpf_session_is_return(void) __ksym;
 
+#include "regs.bpf.h"
+#include "state.bpf.h"
+#include "scopes.bpf.h"
+#include "sites.bpf.h"
+#include "live.bpf.h"
+#include "unwind.bpf.h"
 
-/* An insert or remove call in progress on a thread: the stack slot of
- * its return address, and that address. */
-struct mw_scope {
-	__u64 sp;
-	__u64 cookie;
-	__u64 ra;
-	__s64 delta;	/* elements the call counted at its entry (one, argN) */
-	__u32 unwinding;	/* open when an exception's search began */
-	__u32 pad;
+/* ------------------------------------------------------ allocator probes */
+
+/* A thread's call record: where it is, and the index that says so. */
+struct call_at {
+	struct mw_call *c;
+	struct mw_call_slot *r;
+	bool fallback;		/* c is in the thread's task storage */
 };
-
-/* The last call of a split function's header on a thread (MW_SF_HEAD):
- * the stack slot of its return address, that address, and its code. */
-struct mw_head {
-	__u64 sp;
-	__u64 ra;
-	__u64 lo, hi;
-};
-
-/* A call record's op for a throwing call known to fail (no return will
- * come): kept until the thread's next allocator entry, so that a tail
- * jump to another entry point (jemalloc's operator new[] to operator
- * new) is seen as the same failed call. */
-#define MW_OP_DECLINED	MW_OP__COUNT
-
-struct mw_thread {
-	struct mw_call call;	/* an open call that found its index held */
-	struct mw_head head;
-	__u32 nscopes;
-	__u32 exiting;		/* in glibc's __libc_thread_freeres: the thread
-				 * gives its malloc cache back */
-	struct mw_scope scopes[MW_MAX_SCOPES];
-};
-
-/* The live-block table (see struct mw_live): its parts' sizes are powers
- * of two set by the loader, with these. */
-const volatile __u32 live_mask = 0;	/* the main part's entries - 1 */
-const volatile __u32 live_shift = 64;	/* 64 - log2(the main part's entries) */
-const volatile __u32 spill_mask = 0;	/* the same of the spill part */
-const volatile __u32 spill_shift = 64;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);	/* user space forgets a slot's in place */
-	__uint(max_entries, 1);			/* set by the loader */
-	__type(key, __u32);
-	__type(value, struct mw_live);
-} live SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);			/* set by the loader */
-	__type(key, __u32);
-	__type(value, __u64);		/* a bit for each region of the main part: a
-					 * key of it went to the spill part */
-} spills SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, MW_MAX_SITES);
-	__type(key, struct mw_site_key);
-	__type(value, struct mw_site);
-} sites SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, MW_MAX_STACKS);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, MW_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MW_UNWIND_ROWS);	/* set by the loader */
-	__type(key, __u32);
-	__type(value, struct mw_unwind_row);
-} unwind_rows SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MW_MAX_TARGETS);
-	__type(key, __u32);			/* slot */
-	__type(value, struct mw_unwind_proc);
-} unwind_procs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MW_MAX_STACKS);
-	__type(key, __u32);			/* stack id */
-	__type(value, struct mw_walked_stack);
-} walked_stacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct mw_walked_stack);
-} walk_scratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct mw_stack_window);
-} walk_window SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, MW_WALK_CACHE);
-	__type(key, __u32);
-	__type(value, struct mw_walk_cached);
-} walk_cache SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, MW_MAX_SITES);
-	__type(key, struct mw_insert_site_key);
-	__type(value, __u64);		/* calls */
-} insert_sites SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, MW_MAX_ROOTS);
-	__type(key, struct mw_root_key);
-	__type(value, __u64);		/* user space's: failed reads in a row */
-} roots SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MW_MAX_TARGETS);
-	__type(key, __u32);		/* tgid */
-	__type(value, __u32);		/* slot */
-} slots SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, MW_MAX_TARGETS);
-	__type(key, __u32);
-	__type(value, struct mw_stats);
-} stats SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, MW_MAX_TARGETS * MW_MAX_STRUCTS);
-	__type(key, __u32);
-	__type(value, struct mw_struct_stats);
-} struct_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -223,6 +100,13 @@ struct {
 	__type(key, __u32);		/* thread id & (MW_CALL_SLOTS - 1) */
 	__type(value, struct mw_call_slot);
 } calls SEC(".maps");
+
+static __always_inline struct mw_call_slot *call_slot(__u64 id)
+{
+	__u32 i = (__u32)id & (MW_CALL_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&calls, &i);
+}
 
 /*
  * Where a call's return finds its record without the thread id (a helper
@@ -250,1019 +134,6 @@ struct {
 	__type(key, __u32);		/* the entry's stack pointer's hash */
 	__type(value, __u64);		/* MW_RET_NOTE; 0: none */
 } ret_notes SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct mw_thread);
-} threads SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MW_MAX_PLACES);
-	__type(key, __u32);		/* MW_COOKIE_PLACE(cookie); 0: the entry */
-	__type(value, struct mw_place);
-} places SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MW_MAX_TARGETS);
-	__type(key, __u32);		/* slot */
-	__type(value, struct mw_loader);
-} loaders SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, MW_EVENTS_BYTES);
-} events SEC(".maps");
-
-/* ---------------------------------------------------------------- helpers */
-
-/*
- * The entry's state at a probe placement.c moved past leading
- * instructions: NULL for a probe at the entry itself (no lookup: most).
- */
-static __always_inline const struct mw_place *place_of(__u64 cookie)
-{
-	__u32 i = MW_COOKIE_PLACE(cookie);
-
-	return i ? bpf_map_lookup_elem(&places, &i) : NULL;
-}
-
-/* Register @r of @ctx. Each case loads at its own constant offset, which
- * the verifier checks as a read of the context; written as asm because
- * the compiler would otherwise merge the cases' loads into one at an
- * offset chosen at run time, which the verifier refuses. */
-#define CTX_LOAD(ctx, field)						\
-({									\
-	__u64 __v;							\
-	asm volatile("%0 = *(u64 *)(%1 + %2)"				\
-		     : "=r"(__v)					\
-		     : "r"(ctx), "i"(offsetof(struct pt_regs, field)));	\
-	__v;								\
-})
-
-static __always_inline __u64 reg_of(struct pt_regs *ctx, __u32 r)
-{
-	switch (r) {
-	case MW_REG_DI:		return CTX_LOAD(ctx, di);
-	case MW_REG_SI:		return CTX_LOAD(ctx, si);
-	case MW_REG_DX:		return CTX_LOAD(ctx, dx);
-	case MW_REG_CX:		return CTX_LOAD(ctx, cx);
-	case MW_REG_R8:		return CTX_LOAD(ctx, r8);
-	case MW_REG_R9:		return CTX_LOAD(ctx, r9);
-	case MW_REG_AX:		return CTX_LOAD(ctx, ax);
-	case MW_REG_BX:		return CTX_LOAD(ctx, bx);
-	case MW_REG_BP:		return CTX_LOAD(ctx, bp);
-	case MW_REG_R10:	return CTX_LOAD(ctx, r10);
-	case MW_REG_R11:	return CTX_LOAD(ctx, r11);
-	case MW_REG_R12:	return CTX_LOAD(ctx, r12);
-	case MW_REG_R13:	return CTX_LOAD(ctx, r13);
-	case MW_REG_R14:	return CTX_LOAD(ctx, r14);
-	case MW_REG_R15:	return CTX_LOAD(ctx, r15);
-	default:		return 0;
-	}
-}
-
-/* The stack pointer at the function's entry: its return address on top. */
-static __always_inline __u64 entry_sp(struct pt_regs *ctx, const struct mw_place *pl)
-{
-	return PT_REGS_SP(ctx) + (pl ? (__s64)pl->sp_off : 0);
-}
-
-/*
- * Whether the jcc a probe sits on jumps, by the flags its compare left:
- * @cc is its condition code (the low nibble of its opcode), as x86 reads
- * it: o, b, e, be, s, p, l, le, each odd code its negation.
- */
-static __always_inline bool jcc_taken(__u64 fl, __u32 cc)
-{
-	bool cf = fl & 1, pf = fl >> 2 & 1, zf = fl >> 6 & 1, sf = fl >> 7 & 1,
-	     of = fl >> 11 & 1, t;
-
-	switch (cc >> 1) {
-	case 0:	t = of; break;
-	case 1:	t = cf; break;
-	case 2:	t = zf; break;
-	case 3:	t = cf || zf; break;
-	case 4:	t = sf; break;
-	case 5:	t = pf; break;
-	case 6:	t = sf != of; break;
-	default: t = zf || sf != of; break;
-	}
-	return cc & 1 ? !t : t;
-}
-
-/* A probe on a Go prologue's stack check whose jump to runtime.morestack
- * is taken: the function restarts from its first instruction once its
- * stack has grown, and this hit is not a call of its own. */
-static __always_inline bool restarting(struct pt_regs *ctx, const struct mw_place *pl)
-{
-	return pl && pl->guard && jcc_taken(ctx->flags, pl->guard - 1u);
-}
-
-/* Integer argument @n (1-6, a constant) as the function was called with
- * it; 0 for argument 0 (a value the op does not read, mw_op_args). */
-static __always_inline __u64 entry_arg(struct pt_regs *ctx, const struct mw_place *pl, __u32 n)
-{
-	if (n < 1 || n > MW_NARGS)
-		return 0;
-	if (pl)
-		return reg_of(ctx, pl->arg[n - 1]);
-	switch (n) {
-	case 1:	return PT_REGS_PARM1(ctx);
-	case 2:	return PT_REGS_PARM2(ctx);
-	case 3:	return PT_REGS_PARM3(ctx);
-	case 4:	return PT_REGS_PARM4(ctx);
-	case 5:	return PT_REGS_PARM5(ctx);
-	case 6:	return MW_PARM6(ctx);
-	}
-	return 0;
-}
-
-static __always_inline void count(__u32 slot, __u32 counter, __u64 n)
-{
-	struct mw_stats *s = bpf_map_lookup_elem(&stats, &slot);
-
-	if (s && counter < MW_C__COUNT)
-		s->c[counter] += n;
-}
-
-/* Two counters of one target with one lookup: the hot path's pairs. */
-static __always_inline void count2(__u32 slot, __u32 c1, __u64 n1, __u32 c2, __u64 n2)
-{
-	struct mw_stats *s = bpf_map_lookup_elem(&stats, &slot);
-
-	if (s && c1 < MW_C__COUNT && c2 < MW_C__COUNT) {
-		s->c[c1] += n1;
-		s->c[c2] += n2;
-	}
-}
-
-static __always_inline struct mw_struct_stats *sstats(__u32 slot, __u32 id)
-{
-	__u32 key = slot * MW_MAX_STRUCTS + id;
-
-	return bpf_map_lookup_elem(&struct_stats, &key);
-}
-
-/* The kind of hit of an entry probe with @cookie (enum mw_hit). */
-static __always_inline __u32 entry_hit(__u64 cookie)
-{
-	return cookie & MW_COOKIE_STEPPED ? MW_HIT_STEPPED : MW_HIT_EMULATED;
-}
-
-/* One hit of a probe that is not a structure's (the overhead estimate). */
-static __always_inline void count_hit(__u32 slot, __u32 hit)
-{
-	count(slot, MW_C_HITS + hit, 1);
-}
-
-static __always_inline struct mw_thread *thread(bool create)
-{
-	return bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
-				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-}
-
-/* Integer registers hold 32-bit values with undefined upper halves when the
- * C type is int: a value outside the 32-bit range is read as its low half. */
-static __always_inline __s64 as_count(__u64 reg)
-{
-	__s64 v = (__s64)reg;
-
-	if (v > 0x7fffffffLL || v < -0x80000000LL)
-		v = (__s32)reg;
-	return v;
-}
-
-/* ------------------------------------------------------ structure scopes */
-
-/* The kernel's return trampoline in this process: the start of its
- * [uprobes] mapping (0 before any return probe ran). */
-static __always_inline __u64 trampoline(void)
-{
-	return BPF_CORE_READ(bpf_get_current_task_btf(), mm, uprobes_state.xol_area, vaddr);
-}
-
-/*
- * Another return probe on the same function (another tool's, or another
- * memwatch's: the kernel prepares a return for every return consumer of
- * a probe, whatever pid it filters on) puts the trampoline in the slot
- * too. The kernel's own record of that return keeps the address it
- * replaced: the call is still open if the record at @slot has @ra.
- */
-#define MW_MAX_RETURNS	8	/* return instances looked through */
-
-static __always_inline bool held_by_trampoline(__u64 slot, __u64 ra)
-{
-	struct return_instance *ri;
-
-	ri = BPF_CORE_READ(bpf_get_current_task_btf(), utask, return_instances);
-	for (int i = 0; i < MW_MAX_RETURNS && ri; i++) {
-		if (BPF_CORE_READ(ri, stack) == slot)
-			return BPF_CORE_READ(ri, orig_ret_vaddr) == ra;
-		ri = BPF_CORE_READ(ri, next);
-	}
-	return false;
-}
-
-/*
- * A scope is the call of a structure function, recorded at its entry with
- * the stack slot of its return address (the stack pointer at entry) and
- * the address found there. It is open for an event at stack pointer @sp
- * while the thread runs at or below that slot and the slot still holds
- * that address: the call has not returned. At the slot itself with the
- * address still there is a tail call out of the function (its callee
- * returns for it). Once the call returns, the slot is the caller's: its
- * next call of anything writes another return address there, and any
- * probe that runs at or above the slot ends the scope. A scope with a
- * return probe has the kernel's trampoline in its slot instead (the
- * start of the [uprobes] mapping).
- */
-static __always_inline bool scope_open(const struct mw_scope *s, __u64 sp)
-{
-	__u64 v = 0, ra = s->ra, tramp;
-
-	if (sp > s->sp)
-		return false;
-	if (s->cookie & MW_SF_RETPROBE) {
-		if (sp < s->sp)
-			return true;
-		ra = trampoline();
-	}
-	if (bpf_probe_read_user(&v, sizeof(v), (void *)s->sp))
-		return false;
-	if (v == ra)
-		return true;	/* the common case: no trampoline read */
-	if (s->cookie & MW_SF_RETPROBE)
-		return false;
-	tramp = trampoline();
-	return tramp && v == tramp && held_by_trampoline(s->sp, ra);
-}
-
-/* The call whose scope @s is was unwound: counted, and what it counted
- * at its entry taken back. */
-static __always_inline void scope_unwound(const struct mw_scope *s)
-{
-	struct mw_struct_stats *ss = sstats(MW_COOKIE_SLOT(s->cookie), MW_SF_ID(s->cookie));
-
-	if (!ss)
-		return;
-	ss->unwound_calls++;
-	ss->elements -= s->cookie & MW_SF_REMOVE ? -s->delta : s->delta;
-}
-
-/* A scope that ended without its return: one an exception's search found
- * open ends by the unwinding (a cleanup frame above it overwrote its
- * slot); else one that waits for its return value is lost. */
-static __always_inline void scope_gone(const struct mw_scope *s, __u32 slot)
-{
-	if (s->unwinding)
-		scope_unwound(s);
-	else if (MW_SF_DELTA(s->cookie) == MW_DELTA_RET)
-		count(slot, MW_C_LOST_UNPAIRED, 1);
-}
-
-/* Drops the innermost scopes that are no longer open at @sp. */
-static __always_inline void prune_scopes(struct mw_thread *t, __u64 sp,
-					 __u32 slot)
-{
-	for (int i = 0; i < MW_MAX_SCOPES; i++) {
-		__u32 n = t->nscopes;
-		struct mw_scope *s;
-
-		if (n == 0 || n > MW_MAX_SCOPES)
-			break;
-		s = &t->scopes[(n - 1) & (MW_MAX_SCOPES - 1)];
-		if (scope_open(s, sp))
-			break;
-		t->nscopes = n - 1;
-		scope_gone(s, slot);
-	}
-}
-
-/* The innermost insert scope still open, as structure id + 1; 0: none.
- * Stale scopes must have been pruned first. */
-static __always_inline __u32 innermost_insert(struct mw_thread *t)
-{
-	for (int i = MW_MAX_SCOPES - 1; i >= 0; i--) {
-		if ((__u32)i >= t->nscopes)
-			continue;
-		if (!(t->scopes[i].cookie & MW_SF_REMOVE))
-			return MW_SF_ID(t->scopes[i].cookie) + 1;
-	}
-	return 0;
-}
-
-/* ------------------------------------------------------- live-block table */
-
-/* The site entry for @ra (and the structure @charge), created if new,
- * into *@out; its site key, or 0 if the site table is full (counted: the
- * block then belongs to no site). */
-static __always_inline __u64 site_key(__u32 slot, __u64 ra, __u64 stack, __u32 charge,
-				      struct mw_site **out)
-{
-	struct mw_site zero = {};
-	struct mw_site_key key = {
-		.site = MW_SITE(ra, stack),
-		.charge = charge,
-		.slot = slot,
-	};
-
-	*out = NULL;
-	if (!want_sites || !ra)
-		return 0;
-	if ((*out = bpf_map_lookup_elem(&sites, &key)))
-		return key.site;
-	bpf_map_update_elem(&sites, &key, &zero, BPF_NOEXIST);
-	if (!(*out = bpf_map_lookup_elem(&sites, &key))) {
-		count(slot, MW_C_LOST_SITES, 1);
-		return 0;
-	}
-	return key.site;
-}
-
-/* @bytes and @blocks more live at site @site (its entry @known, when the
- * caller has it: one lookup less). */
-static __always_inline void site_add(__u32 slot, __u64 site, __u32 charge, __s64 bytes,
-				     __s64 blocks, struct mw_site *known)
-{
-	struct mw_site_key key = { .site = site, .charge = charge, .slot = slot };
-	struct mw_site *s = known;
-
-	if (!want_sites || !site)
-		return;
-	if (!s && !(s = bpf_map_lookup_elem(&sites, &key)))
-		return;
-	__sync_fetch_and_add(&s->live_bytes, bytes);
-	__sync_fetch_and_add(&s->live_blocks, blocks);
-	if (blocks > 0) {
-		__sync_fetch_and_add(&s->allocs, 1);
-		__sync_fetch_and_add(&s->alloc_bytes, bytes);
-	}
-}
-
-static __always_inline void account_live(__u32 slot, __u64 size, __u32 charge,
-					 __u64 site, struct mw_site *known)
-{
-	struct mw_struct_stats *ss;
-
-	count2(slot, MW_C_ALLOC_CALLS, 1, MW_C_ALLOC_BYTES, size);
-	if (charge && (ss = sstats(slot, charge - 1)))
-		ss->alloc_bytes += size;
-	site_add(slot, site, charge, (__s64)size, 1, known);
-}
-
-#define MW_EEXIST	17
-#define MW_ENOSPC	28
-#define READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))
-#define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
-
-/* The table's entry @i: an index into the main part, or with
- * MW_LIVE_SPILL into the spill part (masked: each part wraps round). */
-static __always_inline struct mw_live *live_entry(__u32 i)
-{
-	__u32 k = i & MW_LIVE_SPILL ? live_mask + 1 + (i & spill_mask) : i & live_mask;
-
-	return bpf_map_lookup_elem(&live, &k);
-}
-
-/* The index @d entries past @i, in @i's part. */
-static __always_inline __u32 live_step(__u32 i, __s32 d)
-{
-	return (i & MW_LIVE_SPILL) | ((i + (__u32)d) & ~MW_LIVE_SPILL);
-}
-
-/* Where @key's search starts in the main part (MW_LIVE_HOME). */
-static __always_inline __u32 live_home(__u64 key)
-{
-	return MW_LIVE_HOME(key, live_shift);
-}
-
-/* Where it starts in the spill part: its hash. */
-static __always_inline __u32 spill_home(__u64 key)
-{
-	return MW_LIVE_SPILL | (__u32)((key * MW_LIVE_HASH) >> spill_shift);
-}
-
-/* The spills word of main-part index @home's region, its bit into *@bit. */
-static __always_inline __u64 *spill_word(__u32 home, __u64 *bit)
-{
-	__u32 region = (home & live_mask) / MW_LIVE_REGION, w = region / 64;
-
-	*bit = 1ull << (region & 63);
-	return bpf_map_lookup_elem(&spills, &w);
-}
-
-/* Whether keys whose search starts at @home went to the spill part. */
-static __always_inline bool spilled(__u32 home)
-{
-	__u64 bit, *w = spill_word(home, &bit);
-
-	return w && (READ_ONCE(*w) & bit);
-}
-
-/* Swaps @key into @e if it still holds @was. */
-static __always_inline bool live_claim(struct mw_live *e, __u64 was, __u64 key)
-{
-	return e && __sync_val_compare_and_swap(&e->key, was, key) == was;
-}
-
-/* A search of @key's chain from @home (bpf_loop's state: the verifier
- * checks one step, not MW_LIVE_PROBES of them at every caller). */
-struct live_scan {
-	__u64 key;
-	__u32 home;
-	__u32 at;	/* where the key is, or MW_LIVE_PROBES */
-	__u32 end;	/* the chain's end (never used), or MW_LIVE_PROBES */
-	__u32 gone;	/* the first freed entry before it, or MW_LIVE_PROBES */
-};
-
-/* Entry @n of the chain: 0 to go on, 1 when the search ends there. */
-static __always_inline long live_probe(__u32 n, struct live_scan *s)
-{
-	struct mw_live *e = live_entry(live_step(s->home, n));
-	__u64 k;
-
-	if (!e)
-		return 1;
-	k = READ_ONCE(e->key);
-	if (k == s->key) {
-		s->at = n;
-		return 1;
-	}
-	if (!k) {
-		s->end = n;	/* no key lies past it */
-		return 1;
-	}
-	if (k == MW_LIVE_GONE && s->gone == MW_LIVE_PROBES)
-		s->gone = n;
-	return 0;
-}
-
-#define MW_LIVE_INLINE	2	/* entries looked at before bpf_loop: most searches */
-
-static long live_scan_step(__u32 i, void *data)
-{
-	return live_probe(i + MW_LIVE_INLINE, data);
-}
-
-static __always_inline void live_scan(struct live_scan *s, __u64 key, __u32 home)
-{
-	s->key = key;
-	s->home = home;
-	s->at = s->end = s->gone = MW_LIVE_PROBES;
-	if (live_probe(0, s) || live_probe(1, s))
-		return;
-	bpf_loop(MW_LIVE_PROBES - MW_LIVE_INLINE, live_scan_step, s, 0);
-}
-
-#define MW_LIVE_NONE	(~0u)
-
-/* The search of @key's chain in the spill part, its result packed (at,
- * end, gone: bits 0, 8, 16). A global function, verified once: inline,
- * its outcomes times the main part's took alloc_enter near the
- * verifier's million instructions. */
-__noinline __u32 spill_scan(__u64 key)
-{
-	struct live_scan s;
-
-	live_scan(&s, key, spill_home(key));
-	return s.at | s.end << 8 | s.gone << 16;
-}
-
-#define SCAN_AT(p)	((p) & 0xff)
-#define SCAN_END(p)	((p) >> 8 & 0xff)
-#define SCAN_GONE(p)	((p) >> 16 & 0xff)
-
-/* @key's index in the spill part, or MW_LIVE_NONE, where its search in
- * the main part started at @home and did not find it: only if @home's
- * region spilled. A global function (verified once). */
-__noinline __u32 spill_find(__u64 key, __u32 home)
-{
-	__u32 at;
-
-	if (!spilled(home) || (at = SCAN_AT(spill_scan(key))) >= MW_LIVE_PROBES)
-		return MW_LIVE_NONE;
-	return live_step(spill_home(key), at);
-}
-
-/* The entry that holds @key, or NULL; its index into *@i. */
-static __always_inline struct mw_live *live_find(__u64 key, __u32 *i)
-{
-	struct live_scan s;
-
-	live_scan(&s, key, live_home(key));
-	*i = s.at < MW_LIVE_PROBES ? live_step(s.home, s.at) : spill_find(key, s.home);
-	return *i != MW_LIVE_NONE ? live_entry(*i) : NULL;
-}
-
-/* Whether entries @n - 1 down to 0 past @home are all in use
- * (bpf_loop's state): read in that order, each after the one past it was
- * seen in use, so that an entry found in use then cannot have been made
- * never-used since (live_clear reads the entry past it), where reading
- * upwards could pass an entry cleared behind the read. */
-struct live_path {
-	__u32 home;
-	__u32 n;
-	bool whole;
-};
-
-static long live_path_step(__u32 i, void *data)
-{
-	struct live_path *p = data;
-	struct mw_live *e = live_entry(live_step(p->home, p->n - 1 - i));
-	__u64 k = e ? READ_ONCE(e->key) : 0;
-
-	if (!k || k == MW_LIVE_CLEARING) {
-		p->whole = false;
-		return 1;
-	}
-	return 0;
-}
-
-/* Whether a key just claimed @n entries past @home, where its search
- * starts, is found there: no entry before it is never-used, or about to
- * be (live_clear). */
-static __always_inline bool live_reachable(__u32 home, __u32 n)
-{
-	struct live_path p = { .home = home, .n = n, .whole = true };
-
-	if (n)
-		bpf_loop(n, live_path_step, &p, 0);
-	return p.whole;
-}
-
-#define MW_LIVE_CASCADE	4	/* freed entries before it made never-used too */
-
-/*
- * Makes entry @i, taken from @was, never-used again if no search must go
- * past it (its next entry is never-used), else freed: tombstones left
- * everywhere would fill the table, until every search went to its
- * MW_LIVE_PROBES-th entry (measured on redis: an insert 259 ns of BPF,
- * 391 ns after 600,000 SETs, and growing). The entry is marked
- * MW_LIVE_CLEARING before the next one is read, and an insert reads the
- * entries before its own after claiming it (live_reachable): both are
- * locked instructions, so one of the two sees the other, and the insert
- * goes elsewhere or the entry stays freed. Returns MW_LIVE_CLEARED,
- * MW_LIVE_FREED, or MW_LIVE_NOT_WAS (it no longer held @was).
- */
-enum { MW_LIVE_NOT_WAS, MW_LIVE_FREED, MW_LIVE_CLEARED };
-
-static __always_inline int live_clear(__u32 i, __u64 was)
-{
-	struct mw_live *e = live_entry(i), *next = live_entry(live_step(i, 1));
-
-	if (!e || !next || !live_claim(e, was, MW_LIVE_CLEARING))
-		return MW_LIVE_NOT_WAS;
-	if (READ_ONCE(next->key)) {
-		WRITE_ONCE(e->key, MW_LIVE_GONE);
-		return MW_LIVE_FREED;
-	}
-	WRITE_ONCE(e->key, 0);
-	return MW_LIVE_CLEARED;
-}
-
-/* Takes entry @i from @key: freed, and made never-used with the freed
- * entries just before it where no search must go past them. False if
- * another free took it first. */
-static __always_inline bool live_free(__u32 i, __u64 key)
-{
-	struct mw_live *next = live_entry(live_step(i, 1));
-	int r;
-
-	if (!next || READ_ONCE(next->key))
-		return live_claim(live_entry(i), key, MW_LIVE_GONE);
-	if ((r = live_clear(i, key)) != MW_LIVE_CLEARED)
-		return r == MW_LIVE_FREED;	/* else another free took it */
-	for (int j = 1; j <= MW_LIVE_CASCADE; j++) {
-		struct mw_live *e = live_entry(live_step(i, -j));
-
-		if (!e || READ_ONCE(e->key) != MW_LIVE_GONE ||
-		    live_clear(live_step(i, -j), MW_LIVE_GONE) != MW_LIVE_CLEARED)
-			break;
-	}
-	return true;
-}
-
-#define MW_LIVE_TRIES	4	/* searches when other threads take the entry found */
-
-/*
- * Adds @key with @blk: 0, or -MW_EEXIST with *@at its entry's index (its
- * free was never seen), or -MW_ENOSPC when neither part has a free entry
- * within MW_LIVE_PROBES. Each search goes to the chain's end, so that a
- * key already there is found (in the spill part too once its region
- * spilled); the first freed entry on the way is reused, else the end.
- * The main part first; the spill part when it has no room, the region's
- * bit set before. Inline or a global function (live_add).
- */
-static __always_inline int live_add_here(__u64 key, const struct mw_block *blk, __u32 *at)
-{
-	__u32 home0 = live_home(key);
-	__u64 bit, *w = spill_word(home0, &bit);
-
-	if (!blk || !at || !w)
-		return -MW_ENOSPC;
-	for (int r = 0; r < MW_LIVE_TRIES; r++) {
-		bool spill = READ_ONCE(*w) & bit;
-		__u32 home = home0, gone, n, p;
-		struct live_scan s;
-		struct mw_live *e;
-
-		live_scan(&s, key, home);
-		if (s.at < MW_LIVE_PROBES) {
-			*at = live_step(home, s.at);
-			return -MW_EEXIST;
-		}
-		gone = s.gone;
-		n = gone < MW_LIVE_PROBES ? gone : s.end;
-		if (n >= MW_LIVE_PROBES && !spill) {
-			__sync_fetch_and_or(w, bit);
-			spill = true;
-		}
-		if (spill) {
-			p = spill_scan(key);
-			if (SCAN_AT(p) < MW_LIVE_PROBES) {
-				*at = live_step(spill_home(key), SCAN_AT(p));
-				return -MW_EEXIST;
-			}
-			if (n >= MW_LIVE_PROBES) {
-				home = spill_home(key);
-				gone = SCAN_GONE(p);
-				n = gone < MW_LIVE_PROBES ? gone : SCAN_END(p);
-				if (n >= MW_LIVE_PROBES)
-					return -MW_ENOSPC;
-			}
-		}
-		e = live_entry(live_step(home, n));
-		if (!live_claim(e, n == gone ? MW_LIVE_GONE : 0, key))
-			continue;
-		if (live_reachable(home, n)) {
-			e->blk = *blk;
-			return 0;
-		}
-		WRITE_ONCE(e->key, MW_LIVE_GONE);	/* an entry before it was cleared */
-	}
-	return -MW_ENOSPC;	/* taken from under it each time: counted as full */
-}
-
-/*
- * The table's add and take are out of line (global functions, verified
- * once) where structures or stacks are on: inlined at each caller there,
- * they took alloc_enter and alloc_session past the verifier's million
- * instructions. In plain heap mode, inline: no call, no return through
- * the kernel's return thunk (a dead branch on a constant the verifier
- * does not explore).
- */
-#define MW_TABLE_INLINE	(!have_structs && !want_stacks)
-
-__noinline int live_add_call(__u64 key, const struct mw_block *blk, __u32 *at)
-{
-	return live_add_here(key, blk, at);
-}
-
-static __always_inline int live_add(__u64 key, const struct mw_block *blk, __u32 *at)
-{
-	return MW_TABLE_INLINE ? live_add_here(key, blk, at) : live_add_call(key, blk, at);
-}
-
-static __always_inline void block_gone(__u32 slot, struct mw_block *blk);
-
-static __always_inline void block_live(__u32 slot, __u64 addr, __u64 size,
-				       __u32 charge, __u64 ra, __u64 stack)
-{
-	__u64 key = MW_BLOCK_KEY(slot, addr);
-	struct mw_site *site = NULL;
-	struct mw_block blk = { .size = size, .struct_id = charge,
-				.site = site_key(slot, ra, stack, charge, &site) };
-	struct mw_live *old;
-	__u32 at = 0;
-	int err;
-
-	err = live_add(key, &blk, &at);
-	if (err == -MW_EEXIST && (old = live_entry(at))) {	/* its free was never seen */
-		struct mw_block gone = old->blk;
-
-		count(slot, MW_C_LOST_UNPAIRED, 1);
-		block_gone(slot, &gone);
-		old->blk = blk;
-		err = 0;
-	}
-	if (err) {
-		count(slot, MW_C_LOST_TABLE_FULL, 1);
-		return;
-	}
-	account_live(slot, size, charge, blk.site, site);
-}
-
-static __always_inline void block_gone(__u32 slot, struct mw_block *blk)
-{
-	struct mw_struct_stats *ss;
-
-	count2(slot, MW_C_FREE_CALLS, 1, MW_C_FREE_BYTES, blk->size);
-	if (blk->struct_id && (ss = sstats(slot, blk->struct_id - 1)))
-		ss->free_bytes += blk->size;
-	site_add(slot, blk->site, blk->struct_id, -(__s64)blk->size, -1, NULL);
-}
-
-/* Takes @addr out of the table into @out; returns false if untracked
- * (or another thread's free of it took it first). Inline or a global
- * function (block_take): inlined at each of its callers with structures
- * and --stacks, the table's search and free took alloc_enter and
- * alloc_session past the verifier's million instructions. */
-static __always_inline bool block_take_here(__u32 slot, __u64 addr, struct mw_block *out)
-{
-	__u64 key = MW_BLOCK_KEY(slot, addr);
-	struct mw_live *e;
-	__u32 i;
-
-	if (!out || !(e = live_find(key, &i)))
-		return false;
-	*out = e->blk;
-	return live_free(i, key);
-}
-
-__noinline bool block_take_call(__u32 slot, __u64 addr, struct mw_block *out)
-{
-	return block_take_here(slot, addr, out);
-}
-
-static __always_inline bool block_take(__u32 slot, __u64 addr, struct mw_block *out)
-{
-	return MW_TABLE_INLINE ? block_take_here(slot, addr, out) : block_take_call(slot, addr, out);
-}
-
-/* Puts @blk back as @key's, unless the key is there again: false when it
- * could not be (the table full, counted by the caller). */
-static __always_inline bool block_put_back(__u64 key, const struct mw_block *blk)
-{
-	__u32 at = 0;
-
-	return live_add(key, blk, &at) == 0;
-}
-
-/* An in-place resize (xallocx, mi_expand): the block keeps its address
- * and charge, with a new size; counted as a free and an allocation, like
- * a realloc that did not move. A block not in the table stays unknown. */
-static __always_inline void block_resize(__u32 slot, __u64 addr, __u64 size)
-{
-	struct mw_live *e;
-	struct mw_block old;
-	__u32 i;
-
-	if (!(e = live_find(MW_BLOCK_KEY(slot, addr), &i)))
-		return;
-	old = e->blk;
-	e->blk.size = size;
-	block_gone(slot, &old);
-	account_live(slot, size, old.struct_id, old.site, NULL);
-}
-
-/* ------------------------------------------------- stacks, by unwinding */
-
-/*
- * A user stack walked by the unwind tables of the objects the process
- * maps (user/stacks/ builds them from .eh_frame; stacks/stackwalk.c is this
- * walk in user space, checked against backtrace(3)): each frame's row,
- * the CFA from %rsp or %rbp, the return address at CFA-8, %rbp from where
- * the row saved it. No frame pointer needed; a frame without a row ends
- * the walk.
- */
-struct walk {
-	__u64 ip, sp, bp;
-	__u64 tid;	/* the walk's thread, as its window holds it */
-	__u32 slot, n;
-};
-
-static __always_inline struct mw_unwind_map *unwind_map(struct mw_unwind_proc *p, __u64 ip)
-{
-	__u32 lo = 0, hi = p->n;
-
-	if (hi > MW_UNWIND_MAPS)
-		return NULL;
-	for (int i = 0; i < 7 && lo < hi; i++) {	/* 2^7 > MW_UNWIND_MAPS */
-		__u32 mid = (lo + hi) / 2;
-		struct mw_unwind_map *m = &p->m[mid & (MW_UNWIND_MAPS - 1)];
-
-		if (ip < m->start)
-			hi = mid;
-		else if (ip >= m->end)
-			lo = mid + 1;
-		else
-			return m;
-	}
-	return NULL;
-}
-
-/* The index in unwind_rows of the last row of @m's object at or below
- * link-time address @pc, or ~0u. */
-static __always_inline __u32 unwind_row(struct mw_unwind_map *m, __u64 pc)
-{
-	__u32 lo = m->first, hi = m->first + m->count, best = ~0u;
-
-	for (int i = 0; i < 22 && lo < hi; i++) {	/* 2^21 rows */
-		__u32 mid = lo + (hi - lo) / 2;
-		struct mw_unwind_row *r = bpf_map_lookup_elem(&unwind_rows, &mid);
-
-		if (!r)
-			return ~0u;
-		if (r->pc <= pc) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	return best;
-}
-
-static __always_inline __u64 walk_check(__u64 at, __u32 slot, __u32 version, __u32 row)
-{
-	return (at ^ ((__u64)slot << 32 | version) ^ ((__u64)row << 17)) * 0x9e3779b97f4a7c15ull;
-}
-
-/* The CPU's cache entry for address @at. */
-static __always_inline struct mw_walk_cached *walk_cached(__u64 at)
-{
-	__u32 k = (__u32)((at * 0x9e3779b97f4a7c15ull) >> 54) & (MW_WALK_CACHE - 1);
-
-	return bpf_map_lookup_elem(&walk_cache, &k);
-}
-
-/* The index in unwind_rows of the row for address @at of process @p
- * (slot @slot): from the CPU's cache of rows found, else searched and
- * cached; ~0u when none. A global function: the verifier checks it once,
- * not at every frame of every caller's walk. */
-__noinline __u32 frame_row(struct mw_unwind_proc *p, __u32 slot, __u64 at)
-{
-	struct mw_walk_cached *c = walk_cached(at);
-	struct mw_unwind_map *m;
-	__u32 row, version;
-
-	if (!p)
-		return ~0u;
-	version = p->version;
-	if (c && c->at == at && c->slot == slot && c->version == version &&
-	    c->check == walk_check(at, slot, version, c->row))
-		return c->row;
-	m = unwind_map(p, at);
-	if (!m)
-		return ~0u;
-	row = unwind_row(m, at - m->bias);
-	if (row != ~0u && c) {
-		c->at = at;
-		c->slot = slot;
-		c->version = version;
-		c->row = row;
-		c->check = walk_check(at, slot, version, row);
-	}
-	return row;
-}
-
-/* @n (1 or 2, a constant) words at the target's @addr: loads from the
- * window of its stack read at the walk's start when they lie there, else
- * one read. 0 or -errno. */
-static __always_inline long stack_words(const struct walk *w, __u64 addr, __u64 *out, __u32 n)
-{
-	__u32 zero = 0;
-	struct mw_stack_window *win = bpf_map_lookup_elem(&walk_window, &zero);
-	__u64 off = addr - (win ? win->base : 0);
-
-	if (win && addr >= win->base && off + 8 * n <= win->len && !(off & 7) &&
-	    win->tid == w->tid) {
-		out[0] = *(__u64 *)&win->data[off & (MW_STACK_WINDOW - 8)];
-		if (n > 1)
-			out[1] = *(__u64 *)&win->data[(off + 8) & (MW_STACK_WINDOW - 8)];
-		return 0;
-	}
-	return bpf_probe_read_user(out, 8 * n, (void *)addr);
-}
-
-/* One frame: 0 to go on, 1 to stop (bpf_loop's callback). */
-static long unwind_step(__u32 i, void *data)
-{
-	struct walk *w = data;
-	__u32 zero = 0, slot = w->slot;
-	struct mw_walked_stack *out = bpf_map_lookup_elem(&walk_scratch, &zero);
-	struct mw_unwind_proc *p = bpf_map_lookup_elem(&unwind_procs, &slot);
-	struct mw_unwind_row *r;
-	__u64 at, cfa, ra = 0, pair[2];
-	__u32 row;
-
-	if (!out || !p || w->n >= MW_STACK_DEPTH)
-		return 1;
-	/* past frame 0 the address is a return: its call is just before */
-	at = w->n > 1 ? w->ip - 1 : w->ip;
-	row = frame_row(p, slot, at);
-	r = bpf_map_lookup_elem(&unwind_rows, &row);
-	if (!r)
-		return 1;
-	switch (r->kind) {
-	case MW_UW_RSP:
-		cfa = w->sp + (__s64)r->off;
-		break;
-	case MW_UW_RBP:
-		if (r->off == 16 && r->rbp == -16) {
-			/* the frame-pointer rule: the caller's %rbp and the
-			 * return address side by side, one read */
-			if (stack_words(w, w->bp, pair, 2) || !pair[1])
-				return 1;
-			cfa = w->bp + 16;
-			w->bp = pair[0];
-			ra = pair[1];
-			goto found;
-		}
-		cfa = w->bp + (__s64)r->off;
-		break;
-	case MW_UW_PLT:
-		cfa = w->sp + (__s64)r->off + ((w->ip & 15) >= r->plt ? 8 : 0);
-		break;
-	default:	/* the outermost frame, or a rule not followed */
-		return 1;
-	}
-	if (stack_words(w, cfa - 8, &ra, 1) || !ra)
-		return 1;
-	if (r->rbp && stack_words(w, cfa + (__s64)r->rbp, &w->bp, 1))
-		return 1;
-found:
-	w->sp = cfa;
-	w->ip = ra;
-	out->ips[w->n & (MW_STACK_DEPTH - 1)] = ra;
-	w->n++;
-	return 0;
-}
-
-/* The stack at @ctx walked and kept: its id + 1, or 0 (counted) when no
- * id of the few its hash tries is free or its own. */
-static __always_inline __u64 unwind_stack(struct pt_regs *ctx, __u32 slot)
-{
-	struct walk w = { .ip = PT_REGS_IP(ctx), .sp = PT_REGS_SP(ctx), .bp = ctx->bp,
-			  .tid = bpf_get_current_pid_tgid(), .slot = slot, .n = 1 };
-	__u32 zero = 0;
-	struct mw_walked_stack *out = bpf_map_lookup_elem(&walk_scratch, &zero);
-	__u64 h = 14695981039346656037ull;
-
-	struct mw_stack_window *win = bpf_map_lookup_elem(&walk_window, &zero);
-
-	if (!out)
-		return 0;
-	out->ips[0] = w.ip;
-	if (win) {
-		/* the stack's top, once; near the top of a thread's stack a
-		 * window runs past its end, and a smaller one is tried */
-		win->tid = w.tid;
-		win->base = w.sp;
-		win->len = MW_STACK_WINDOW;
-		if (bpf_probe_read_user(win->data, MW_STACK_WINDOW, (void *)w.sp)) {
-			win->len = MW_STACK_WINDOW / 8;
-			if (bpf_probe_read_user(win->data, MW_STACK_WINDOW / 8, (void *)w.sp))
-				win->len = 0;
-		}
-	}
-	bpf_loop(MW_STACK_DEPTH, unwind_step, &w, 0);
-	for (int i = 0; i < MW_STACK_DEPTH; i++) {
-		if ((__u32)i >= w.n)
-			break;
-		h = (h ^ out->ips[i]) * 1099511628211ull;
-	}
-	out->hash = h;
-	for (int k = 0; k < MW_UNWIND_PROBE; k++) {
-		__u32 id = (__u32)((h + k) % MW_MAX_STACKS);
-		struct mw_walked_stack *had = bpf_map_lookup_elem(&walked_stacks, &id);
-
-		if (!had) {
-			/* a new stack: what lies past its frames ends it */
-			for (int i = 0; i < MW_STACK_DEPTH; i++)
-				if ((__u32)i >= w.n)
-					out->ips[i] = 0;
-		}
-		if (!had && !bpf_map_update_elem(&walked_stacks, &id, out, BPF_NOEXIST))
-			return (__u64)id + 1;
-		if (!had)
-			had = bpf_map_lookup_elem(&walked_stacks, &id);	/* a race */
-		if (had && had->hash == h)
-			return (__u64)id + 1;
-	}
-	count(slot, MW_C_LOST_STACKS, 1);
-	return 0;
-}
-
-/* ------------------------------------------------------ allocator probes */
-
-/* A thread's call record: where it is, and the index that says so. */
-struct call_at {
-	struct mw_call *c;
-	struct mw_call_slot *r;
-	bool fallback;		/* c is in the thread's task storage */
-};
-
-static __always_inline struct mw_call_slot *call_slot(__u64 id)
-{
-	__u32 i = (__u32)id & (MW_CALL_SLOTS - 1);
-
-	return bpf_map_lookup_elem(&calls, &i);
-}
 
 /* The note of a call entered with stack pointer @sp. */
 static __always_inline __u64 *ret_note(__u64 sp)
@@ -1404,6 +275,13 @@ static __always_inline bool mul_overflows(__u64 a, __u64 b, __u64 *out)
  * declines its return probe. */
 #define MW_NO_RETURN	1
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MW_MAX_TARGETS);
+	__type(key, __u32);		/* slot */
+	__type(value, struct mw_loader);
+} loaders SEC(".maps");
+
 /* The slot's attach generation: the loader counts its resets. */
 static __always_inline __u32 generation(__u32 slot)
 {
@@ -1512,6 +390,13 @@ enum entry_do {
 	ENTRY_DECLINE,	/* open it as a call that must fail (no return) */
 	ENTRY_NONE,	/* close it */
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, MW_MAX_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, MW_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
 
 /*
  * An allocator entry point's entry, with the thread's call record @c:
@@ -1905,6 +790,14 @@ static __always_inline struct mw_struct_stats *struct_hit(__u64 cookie, __u32 hi
 	return ss;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, MW_MAX_SITES);
+	__type(key, struct mw_insert_site_key);
+	__type(value, __u64);		/* calls */
+} insert_sites SEC(".maps");
+
 /* One more call of structure @id's insert from the site it returns to. */
 static __always_inline void count_insert_site(__u32 slot, __u32 id, __u64 sp)
 {
@@ -1978,6 +871,14 @@ static __always_inline bool split_call(struct pt_regs *ctx, const struct mw_plac
 	return (ra >= t->head.lo && ra < t->head.hi) ||
 	       (sp == t->head.sp && ra == t->head.ra);
 }
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, MW_MAX_ROOTS);
+	__type(key, struct mw_root_key);
+	__type(value, __u64);		/* user space's: failed reads in a row */
+} roots SEC(".maps");
 
 /* A call shows an instance of a structure read through this parameter
  * (--read 'self.dag'): noted in the roots table, once; counted when the
@@ -2238,6 +1139,11 @@ int unwind_handler(struct pt_regs *ctx)
  * found the ring buffer full: memwatch says so on stderr. */
 __u64 lost_unwatched_events = 0;
 
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, MW_EVENTS_BYTES);
+} events SEC(".maps");
+
 static __always_inline void report(__u32 kind, __u32 pid, __u32 ppid, __u32 slot)
 {
 	struct mw_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -2263,6 +1169,13 @@ static __always_inline bool held(__u32 slot)
 
 	return l && l->hold;
 }
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MW_MAX_TARGETS);
+	__type(key, __u32);		/* tgid */
+	__type(value, __u32);		/* slot */
+} slots SEC(".maps");
 
 /* execve replaces the program image: the probes and the live blocks
  * belong to the old one. Counted and reported here, acted on by the

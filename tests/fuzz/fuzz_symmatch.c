@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "symbols/nearest.h"
 #include "symbols/pathname.h"
 #include "symbols/symmatch.h"
 

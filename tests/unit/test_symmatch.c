@@ -2,6 +2,7 @@
 /* test_symmatch.c - the symbol matcher on real C++ and Rust manglings. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include "symbols/nearest.h"
 #include "symbols/pathname.h"
 #include "symbols/symmatch.h"
 

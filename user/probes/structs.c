@@ -9,7 +9,7 @@
  * kernel's would put its trampoline over the return address, and a C++
  * exception or Rust panic crossing the frame would abort the target. A
  * scope (heap mode: an insert charges what it allocates) needs only the
- * entry (see "structure scopes" in memwatch.bpf.c). A return value
+ * entry (see bpf/scopes.bpf.h). A return value
  * (--delta ret) is read by probes on the function's return instructions
  * where the target can unwind; only a function that also leaves by a jump
  * falls back on a return probe there.
@@ -24,6 +24,7 @@
 #include "memwatch.h"
 #include "symbols/golang.h"
 #include "symbols/inlined.h"
+#include "symbols/nearest.h"
 #include "symbols/pathname.h"
 #include "probes/copies.h"
 #include "probes/functions.h"

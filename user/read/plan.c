@@ -16,6 +16,7 @@
 #include "read/dwtype.h"
 #include "read/param.h"
 #include "read/plan.h"
+#include "symbols/nearest.h"
 #include "symbols/pathname.h"
 
 #define MW_DIE_DEPTH	16	/* namespaces and classes nested */

@@ -4,7 +4,7 @@
  * rows once, in unwind_rows, shared by every process that maps it (by its
  * path and inode), and each process's executable mappings with where
  * their rows are, in unwind_procs. The BPF program walks stacks with
- * them (memwatch.bpf.c, "stacks, by unwinding").
+ * them (bpf/unwind.bpf.h).
  */
 #ifndef MW_TABLES_H
 #define MW_TABLES_H
