@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
 #include "session.h"
@@ -21,6 +22,22 @@
 #define CHROMIUM	"/usr/bin/chromium"
 #define CHROMIUM_FLAGS	"--headless --no-sandbox --disable-gpu --hide-scrollbars " \
 			"--virtual-time-budget=5000"
+
+/* chromium with CHROMIUM_FLAGS and @args, bounded by the test's
+ * patience (a browser that never settles fails the test, saying so,
+ * instead of hanging it): its exit status, as system()'s. */
+static int chromium(const char *args)
+{
+	char cmd[1024];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "timeout %d " CHROMIUM " " CHROMIUM_FLAGS " %s",
+		 patience_ms() / 1000 + 1, args);
+	status = system(cmd);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 124)
+		cr_log_error("chromium did not finish within the test's limit: %s", args);
+	return status;
+}
 #define CHECKER		"python3 tests/integration/json_matches_csv.py"
 
 static const char *const script[] = { TARGET("struct_script"), "100", NULL };
@@ -130,8 +147,10 @@ Test(page, in_chromium__charts_and_the_targets_counts, .timeout = MW_TIMEOUT)
 	index = reply_int(reply, "index_elements");
 	rows = file_rows(r.feed, header, sizeof(header), last, sizeof(last));
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", r.port);
-	snprintf(cmd, sizeof(cmd), CHROMIUM " " CHROMIUM_FLAGS " --dump-dom %s 2>/dev/null", url);
-	cr_assert_eq(run_capture(cmd, page, sizeof(page)), 0, "chromium --dump-dom %s", url);
+	snprintf(cmd, sizeof(cmd), "timeout %d " CHROMIUM " " CHROMIUM_FLAGS " --dump-dom %s 2>/dev/null",
+		 patience_ms() / 1000 + 1, url);
+	cr_assert_eq(run_capture(cmd, page, sizeof(page)), 0,
+		     "chromium --dump-dom %s, within the test's limit", url);
 
 	cr_expect(chart_drawn(page, "chart-heap"), "the heap's chart is drawn (a canvas in #chart-heap)");
 	cr_expect(chart_drawn(page, "chart-struct-table"), "table's chart is drawn");
@@ -176,12 +195,15 @@ Test(page, screenshot__a_png_of_the_window_size, .timeout = MW_TIMEOUT)
 	struct run r;
 
 	expect_chromium();
-	start(&r, "0.2", "3600");
+	/* a row a second: at 0.15 of a CPU, headless chromium's screenshot
+	 * of a page polling every 0.2 s did not finish in 400 s (each
+	 * poll's drawing outlasts the poll), and at 1 s took 48 s */
+	start(&r, "1", "3600");
 	run_script(&r);
 	snprintf(png, sizeof(png), "%s/page.png", r.dir);
-	snprintf(cmd, sizeof(cmd), CHROMIUM " " CHROMIUM_FLAGS " --window-size=1100,900 "
-		 "--screenshot=%s http://127.0.0.1:%d/ >/dev/null 2>&1", png, r.port);
-	cr_assert_eq(system(cmd), 0, "chromium --screenshot");
+	snprintf(cmd, sizeof(cmd), "--window-size=1100,900 --screenshot=%s http://127.0.0.1:%d/ "
+		 ">/dev/null 2>&1", png, r.port);
+	cr_assert_eq(chromium(cmd), 0, "chromium --screenshot");
 	cr_assert_eq(stat(png, &st), 0, "the screenshot exists");
 	cr_expect_gt(st.st_size, 10000, "and holds a picture (%lld bytes)", (long long)st.st_size);
 	png_size(png, &w, &h);
