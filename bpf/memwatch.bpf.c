@@ -74,8 +74,10 @@ const volatile bool report_forks = false;
 
 #define MW_SIGSTOP 19
 
-/* kfuncs of uprobe sessions (Linux 6.12) */
-extern bool bpf_session_is_return(void) __ksym;
+/* kfuncs of uprobe sessions (Linux 6.12); weak: an older kernel loads
+ * the entry and return programs instead (kernel.c), and no session
+ * program, whose calls alone would need it */
+extern bool bpf_session_is_return(void) __ksym __weak;
 
 #include "regs.bpf.h"
 #include "state.bpf.h"
@@ -735,6 +737,48 @@ int malloc_si_session(struct pt_regs *ctx)
 	return session_entry(ctx, MW_ALLOC_COOKIE(MW_OP_MALLOC), &size_in_si, MW_HIT_EMULATED);
 }
 
+/*
+ * The same on a kernel without uprobe sessions (before Linux 6.12,
+ * kernel.c): an entry program and a return probe, attached side by side.
+ * The return's hit is counted at the entry, as a session's is, but
+ * always: the return probe runs whether the call matters or not, and a
+ * declined call's return finds its record declined (alloc_exit).
+ */
+static __always_inline int open_entry(struct pt_regs *ctx, __u64 cookie,
+				      const struct mw_place *pl, __u32 hit)
+{
+	count2(MW_COOKIE_SLOT(cookie), MW_C_HITS + hit, 1, MW_C_HITS + MW_HIT_RETURN, 1);
+	alloc_entry_at(ctx, cookie, pl);
+	return 0;
+}
+
+SEC("uprobe")
+int alloc_open(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+
+	return open_entry(ctx, cookie, place_of(cookie), entry_hit(cookie));
+}
+
+/* malloc_session's and malloc_si_session's entries */
+SEC("uprobe")
+int malloc_open(struct pt_regs *ctx)
+{
+	return open_entry(ctx, MW_ALLOC_COOKIE(MW_OP_MALLOC), NULL, MW_HIT_EMULATED);
+}
+
+SEC("uprobe")
+int malloc_si_open(struct pt_regs *ctx)
+{
+	return open_entry(ctx, MW_ALLOC_COOKIE(MW_OP_MALLOC), &size_in_si, MW_HIT_EMULATED);
+}
+
+SEC("uretprobe")
+int alloc_return(struct pt_regs *ctx)
+{
+	return alloc_exit(ctx);
+}
+
 /* ------------------------------------------------------ structure probes */
 
 static __always_inline __s64 arg_delta(struct pt_regs *ctx, const struct mw_place *pl,
@@ -1087,9 +1131,14 @@ int struct_return(struct pt_regs *ctx)
 /* Phase one: marks the scopes open at stack pointer @sp. */
 static __always_inline void mark_unwinding(struct mw_thread *t, __u64 sp)
 {
-	for (int i = 0; i < MW_MAX_SCOPES; i++)
-		if ((__u32)i < t->nscopes && scope_open(&t->scopes[i], sp))
+	/* ended by a break: Linux 6.1's verifier takes a loop that skips
+	 * past nscopes to its fixed end for one with a back-edge */
+	for (__u32 i = 0; i < MW_MAX_SCOPES; i++) {
+		if (i >= t->nscopes)
+			break;
+		if (scope_open(&t->scopes[i], sp))
 			t->scopes[i].unwinding = 1;
+	}
 }
 
 SEC("uprobe")
@@ -1125,9 +1174,11 @@ int unwind_handler(struct pt_regs *ctx)
 			scope_unwound(s);
 		t->nscopes = n - 1;
 	}
-	for (int i = 0; i < MW_MAX_SCOPES; i++)
-		if ((__u32)i < t->nscopes)
-			t->scopes[i].unwinding = 0;
+	for (__u32 i = 0; i < MW_MAX_SCOPES; i++) {
+		if (i >= t->nscopes)
+			break;
+		t->scopes[i].unwinding = 0;
+	}
 	return 0;
 }
 

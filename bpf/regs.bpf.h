@@ -106,8 +106,16 @@ static __always_inline __u64 entry_arg(struct pt_regs *ctx, const struct mw_plac
 {
 	if (n < 1 || n > MW_NARGS)
 		return 0;
-	if (pl)
-		return reg_of(ctx, pl->arg[n - 1]);
+	if (pl) {
+		__u32 i = n - 1;
+
+		/* opaque to clang, so that the bound below stays in the code:
+		 * Linux 6.1's verifier does not carry n's range into i */
+		asm volatile("" : "+r"(i));
+		if (i >= MW_NARGS)
+			return 0;
+		return reg_of(ctx, pl->arg[i]);
+	}
 	switch (n) {
 	case 1:	return PT_REGS_PARM1(ctx);
 	case 2:	return PT_REGS_PARM2(ctx);

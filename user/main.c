@@ -245,13 +245,16 @@ static void cleanup(struct mw_session *s)
 		close(s->sigfd);
 }
 
-/* Each watched process holds a pidfd and a link per object and program:
- * the soft limit on open files goes up to what --max-targets needs (the
- * launched program was forked before, with the limit it had). */
+/* Each watched process holds a pidfd and a link per object and program,
+ * or without multi-uprobe links one per probe: the soft limit on open
+ * files goes up to what --max-targets needs (the launched program was
+ * forked before, with the limit it had). */
 static void raise_nofile(struct mw_session *s)
 {
 	/* and each structure its own links (entry, return probes, returns) */
-	rlim_t want = (rlim_t)s->opts.max_targets * (24 + 4 * (rlim_t)s->opts.nstructs) + 256;
+	rlim_t links = s->kernel.multi ? 24 + 4 * (rlim_t)s->opts.nstructs :
+					  512 + 16 * (rlim_t)s->opts.nstructs;
+	rlim_t want = (rlim_t)s->opts.max_targets * links + 256;
 	struct rlimit r;
 
 	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= want)
@@ -285,7 +288,7 @@ static int start(struct mw_session *s)
 	/* 3. no more privileges than the loop needs; then the exporter's
 	 * thread (capabilities are per thread), then the header: it says
 	 * everything is ready */
-	if (privs__drop(s->opts.listen != NULL))
+	if (privs__drop(s->opts.listen != NULL, !s->kernel.multi))
 		return -1;
 	if (s->opts.listen && (http__start(&s->http, s->opts.listen, s->web) || publish__start_api(s)))
 		return -1;
@@ -330,6 +333,10 @@ int main(int argc, char **argv)
 	 * them all), targets and output, before touching the kernel */
 	if (privs__check())
 		goto cleanup;
+	if (kernel__probe(&s.kernel) || (!s.kernel.multi && privs__check_perf_events())) {
+		code = s.opts.command ? MW_EXIT_LAUNCH_FAIL : MW_EXIT_FAIL;
+		goto cleanup;
+	}
 	if (s.opts.command) {
 		code = MW_EXIT_LAUNCH_FAIL;
 		err = launch__spawn(&s.launch, s.opts.command, s.opts.user);

@@ -53,7 +53,19 @@ int privs__check(void)
 	return -1;
 }
 
-int privs__drop(bool listening)
+int privs__check_perf_events(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (!syscall(SYS_capget, &hdr, data) && has_cap(data, CAP_SYS_ADMIN))
+		return 0;
+	mw_err("not permitted: missing CAP_SYS_ADMIN, which perf-event uprobes need on a kernel without multi-uprobe links (before Linux 6.6); run as root (sudo memwatch ...)");
+	return -1;
+}
+
+int privs__drop(bool listening, bool perf_events)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
@@ -71,8 +83,9 @@ int privs__drop(bool listening)
 		want[keep[i] / 32] |= 1u << (keep[i] % 32);
 	if (listening)
 		want[CAP_NET_BIND_SERVICE / 32] |= 1u << (CAP_NET_BIND_SERVICE % 32);
-	/* a kernel without CAP_BPF/CAP_PERFMON needs CAP_SYS_ADMIN instead */
-	if (!has_cap(data, CAP_BPF))
+	/* a kernel without CAP_BPF/CAP_PERFMON needs CAP_SYS_ADMIN instead,
+	 * and so do perf-event uprobes */
+	if (!has_cap(data, CAP_BPF) || perf_events)
 		want[CAP_SYS_ADMIN / 32] |= 1u << (CAP_SYS_ADMIN % 32);
 	/* the bounding set first: dropping from it needs CAP_SETPCAP */
 	for (int cap = 0; cap <= last_cap; cap++) {

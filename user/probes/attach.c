@@ -1,58 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * attach.c - uprobes through the kernel's multi-uprobe link (Linux 6.6+):
- * for each object and program, one BPF_LINK_CREATE carries every offset
- * with its cookie, filtered to the target pid. Detaching a perf-event
- * uprobe costs a kernel synchronisation each (~0.2 s here: 60 probes took
- * 11 s to detach); a multi link pays it once. Debian's libbpf 1.1 and its
- * 6.1 UAPI headers predate these links, so the attribute is laid out here
- * and the syscall made directly. The links are file descriptors: if
- * memwatch dies, the kernel removes every probe. An allocator's entry
- * points with a return are attached as uprobe sessions (Linux 6.12+):
- * one program runs at the entry and at the return, the entry may decline
- * the return (a throwing call must), and a probe has one consumer in the
- * kernel where an entry and a return probe make two: every release of a
- * process's link scans the consumers of all (uses_session). In a session
- * of one process, free's and malloc's probes go to programs of their
- * own, which read no cookie (set_of).
+ * attach.c - uprobes, filtered to the target pid, in the best links the
+ * kernel has (kernel.c found which):
+ * - multi-uprobe links (Linux 6.6+): for each object and program, one
+ *   link carries every offset with its cookie. Detaching a perf-event
+ *   uprobe costs a kernel synchronisation each (~0.2 s here: 60 probes
+ *   took 11 s to detach one by one); a multi link pays it once.
+ * - else perf-event uprobes, a link an offset, released by the closers'
+ *   threads (attach__release), which share the synchronisations.
+ * An allocator's entry points with a return are uprobe sessions where the
+ * kernel has them (Linux 6.12+): one program runs at the entry and at the
+ * return, the entry may decline the return (a throwing call must), and a
+ * probe has one consumer in the kernel where an entry and a return probe
+ * make two: every release of a process's link scans the consumers of all
+ * (uses_session). Without sessions they are an entry program and a return
+ * probe (alloc_open, alloc_return). The links are file descriptors: if
+ * memwatch dies, the kernel removes every probe. In a watch of one
+ * process, free's and malloc's probes go to programs of their own, which
+ * read no cookie (set_of).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include <linux/bpf.h>
 #include "probes/attach.h"
+#include "probes/uprobelink.h"
 #include "log.h"
 #include "memwatch.h"
 #include "memwatch.skel.h"
 
-#define MW_TRACE_UPROBE_MULTI		48	/* enum bpf_attach_type */
-#define MW_TRACE_UPROBE_SESSION		57
-#define MW_F_UPROBE_MULTI_RETURN	1u
+/* How probes attach in this process (one skeleton): attach__prepare's */
+static struct mw_kernel kern;
 
-/* union bpf_attr, as BPF_LINK_CREATE reads it for BPF_TRACE_UPROBE_MULTI */
-struct uprobe_multi_attr {
-	__u32 prog_fd;
-	__u32 target_fd;
-	__u32 attach_type;
-	__u32 flags;
-	__u64 path;
-	__u64 offsets;
-	__u64 ref_ctr_offsets;
-	__u64 cookies;
-	__u32 cnt;
-	__u32 multi_flags;
-	__u32 pid;
-	__u32 pad;
-};
-
-void attach__prepare(struct memwatch_bpf *skel)
+void attach__prepare(struct memwatch_bpf *skel, const struct mw_kernel *k)
 {
 	struct bpf_program *progs[] = {
 		skel->progs.alloc_enter, skel->progs.free_enter,
+		skel->progs.alloc_open, skel->progs.malloc_open,
+		skel->progs.malloc_si_open, skel->progs.alloc_return,
 		skel->progs.struct_enter, skel->progs.struct_return,
 		skel->progs.struct_exit, skel->progs.unwind_handler,
 		skel->progs.root_drop, skel->progs.thread_exit,
@@ -63,13 +50,33 @@ void attach__prepare(struct memwatch_bpf *skel)
 		skel->progs.alloc_session, skel->progs.malloc_session,
 		skel->progs.malloc_si_session, skel->progs.floor_session,
 	};
+	struct bpf_program *opens[] = {
+		skel->progs.alloc_open, skel->progs.malloc_open,
+		skel->progs.malloc_si_open, skel->progs.alloc_return,
+	};
+	bool solo = skel->rodata->solo;
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+	kern = *k;
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]) && k->multi; i++)
 		bpf_program__set_expected_attach_type(progs[i],
 			(enum bpf_attach_type)MW_TRACE_UPROBE_MULTI);
-	for (size_t i = 0; i < sizeof(sessions) / sizeof(sessions[0]); i++)
-		bpf_program__set_expected_attach_type(sessions[i],
-			(enum bpf_attach_type)MW_TRACE_UPROBE_SESSION);
+	/* sessions or entries and returns: the other set is not loaded (nor
+	 * bpf_session_is_return, where the kernel has none) */
+	for (size_t i = 0; i < sizeof(sessions) / sizeof(sessions[0]); i++) {
+		bpf_program__set_autoload(sessions[i], k->session);
+		if (k->session)
+			bpf_program__set_expected_attach_type(sessions[i],
+				(enum bpf_attach_type)MW_TRACE_UPROBE_SESSION);
+	}
+	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++)
+		bpf_program__set_autoload(opens[i], !k->session);
+	/* a process's plain frees and mallocs (set_of), only there: fewer
+	 * instructions to verify elsewhere */
+	bpf_program__set_autoload(skel->progs.free_enter, solo);
+	bpf_program__set_autoload(skel->progs.malloc_session, solo && k->session);
+	bpf_program__set_autoload(skel->progs.malloc_si_session, solo && k->session);
+	bpf_program__set_autoload(skel->progs.malloc_open, solo && !k->session);
+	bpf_program__set_autoload(skel->progs.malloc_si_open, solo && !k->session);
 }
 
 static int keep(struct mw_links *l, int fd, int what)
@@ -119,9 +126,9 @@ static struct bpf_program *program(struct memwatch_bpf *skel, enum mw_prog prog,
 		return ret ? skel->progs.floor_return : skel->progs.floor_enter;
 	switch (prog) {
 	case MW_PROG_ALLOC:
-		return skel->progs.alloc_enter;	/* with a return, a session */
 	case MW_PROG_ALLOC_SESSION:
-		return NULL;	/* always a session (set_of) */
+		/* an entry with a return is SET_PAIRED's (set_of) */
+		return ret ? skel->progs.alloc_return : skel->progs.alloc_enter;
 	case MW_PROG_STRUCT:
 		return ret ? skel->progs.struct_return : skel->progs.struct_enter;
 	case MW_PROG_STRUCT_EXIT:
@@ -229,13 +236,19 @@ static int what_of(enum mw_prog prog, __u64 cookie)
 	return MW_LINK_OTHER;
 }
 
-/* Whether @p is attached as a session, whose one link serves entry and
- * return: an allocator's entry point with a return (--floor's too, with
- * an empty session program, so that the floor is what memwatch's
- * probes cost the kernel). */
-static bool uses_session(const struct mw_probe *p)
+/* Whether @p is an allocator's entry point with a return: a session
+ * where the kernel has them, whose one link serves entry and return
+ * (--floor's too, with an empty session program, so that the floor is
+ * what memwatch's probes cost the kernel); else an entry program of
+ * its own beside the return probe. */
+static bool paired(const struct mw_probe *p)
 {
 	return p->prog == MW_PROG_ALLOC_SESSION || (p->prog == MW_PROG_ALLOC && p->retprobe);
+}
+
+static bool uses_session(const struct mw_probe *p)
+{
+	return kern.session && paired(p);
 }
 
 /* The links a group's probes are split in, in the order they are made
@@ -243,9 +256,11 @@ static bool uses_session(const struct mw_probe *p)
 enum probe_set {
 	SET_FREE,	/* plain frees: free_enter */
 	SET_REST,	/* the group's plain entry or return program */
-	SET_SESSION,	/* an allocator's other sessions: alloc_session */
-	SET_MALLOC,	/* plain mallocs: malloc_session */
-	SET_MALLOC_SI,	/* plain mallocs with the size in rsi: malloc_si_session */
+	SET_PAIRED,	/* an allocator's other entries with a return:
+			 * alloc_session, or alloc_open */
+	SET_MALLOC,	/* plain mallocs: malloc_session, or malloc_open */
+	SET_MALLOC_SI,	/* plain mallocs with the size in rsi:
+			 * malloc_si_session, or malloc_si_open */
 	SET__COUNT,
 };
 
@@ -259,8 +274,8 @@ static bool size_in_si(const struct mw_place *pl)
 
 /*
  * Which link @p, with @cookie as placed, goes in, in slot @slot.
- * free_enter: free with no return probe; malloc_session: an entry point
- * whose cookie says malloc and nothing more. Both only at an instruction
+ * free_enter: free with no return probe; malloc_session (malloc_open): an
+ * entry point whose cookie says malloc and nothing more. Both only at an instruction
  * whose state is the entry's (place 0) that the kernel emulates, in a
  * session that watches one process in slot 0 (rodata's solo): those
  * programs read no cookie, and everything it would say is known there.
@@ -271,13 +286,13 @@ static enum probe_set set_of(const struct memwatch_bpf *skel, const struct mw_pl
 			     const struct mw_probe *p, __u32 slot, bool floor, __u64 cookie)
 {
 	__u32 place = MW_COOKIE_PLACE(cookie);
-	enum probe_set other = uses_session(p) ? SET_SESSION : SET_REST;
+	enum probe_set other = paired(p) ? SET_PAIRED : SET_REST;
 
 	if (!skel->rodata->solo || slot || floor || p->prog != MW_PROG_ALLOC ||
 	    (cookie & MW_COOKIE_STEPPED))
 		return other;
 	if (place) {
-		if (other == SET_SESSION &&
+		if (other == SET_PAIRED &&
 		    cookie == MW_COOKIE_WITH_PLACE(MW_ALLOC_COOKIE(MW_OP_MALLOC), place) &&
 		    place < pls->n && size_in_si(&pls->v[place]))
 			return SET_MALLOC_SI;
@@ -286,7 +301,7 @@ static enum probe_set set_of(const struct memwatch_bpf *skel, const struct mw_pl
 	if (other == SET_REST && MW_ALLOC_OP(cookie) == MW_OP_FREE &&
 	    !(cookie & MW_ALLOC_PAIRED))
 		return SET_FREE;
-	if (other == SET_SESSION && cookie == MW_ALLOC_COOKIE(MW_OP_MALLOC))
+	if (other == SET_PAIRED && cookie == MW_ALLOC_COOKIE(MW_OP_MALLOC))
 		return SET_MALLOC;
 	return other;
 }
@@ -297,43 +312,74 @@ struct link_set {
 	__u32 cnt;
 };
 
-/* Makes @set's link for @bpf_prog (its returns if @ret, a session's if
- * @session), kept in @l as holding @what: 0 (none if empty) or -1 after
- * a message. */
+/* Keeps link @fd, holding @what, in @l: 0, or -1 (closed) after a
+ * message. */
+static int keep_link(struct mw_links *l, int fd, int what)
+{
+	if (!keep(l, fd, what))
+		return 0;
+	close(fd);
+	mw_err("out of memory");
+	return -1;
+}
+
+/* Makes @set's links for @bpf_prog (its returns if @ret, a session's if
+ * @session): one multi-uprobe link, or a perf-event uprobe an offset;
+ * kept in @l as holding @what. 0 (none if empty), or -1 after a
+ * message. */
 static int link_set(const struct link_set *set, struct bpf_program *bpf_prog, pid_t pid,
 		    const char *path, int what, bool ret, bool session, struct mw_links *l)
 {
-	struct uprobe_multi_attr attr;
-	int fd;
+	int prog_fd = bpf_program__fd(bpf_prog);
+	__u32 made = 0;
+	int fd = 0;
 
 	if (!set->cnt)
 		return 0;
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_fd = (__u32)bpf_program__fd(bpf_prog);
-	attr.attach_type = session ? MW_TRACE_UPROBE_SESSION : MW_TRACE_UPROBE_MULTI;
-	attr.path = (__u64)(unsigned long)path;
-	attr.offsets = (__u64)(unsigned long)set->offsets;
-	attr.cookies = (__u64)(unsigned long)set->cookies;
-	attr.cnt = set->cnt;
-	attr.multi_flags = ret ? MW_F_UPROBE_MULTI_RETURN : 0;
-	attr.pid = (__u32)pid;
-	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	if (kern.multi) {
+		fd = uprobelink__multi(prog_fd, session, ret, path, set->offsets, set->cookies,
+				       set->cnt, pid);
+		if (fd >= 0 && keep_link(l, fd, what))
+			return -1;
+		made = fd >= 0 ? set->cnt : 0;
+	}
+	for (; !kern.multi && made < set->cnt; made++) {
+		fd = uprobelink__perf(prog_fd, ret, path, set->offsets[made], set->cookies[made],
+				      pid);
+		if (fd < 0)
+			break;
+		if (keep_link(l, fd, what))
+			return -1;
+		l->probes++;
+	}
 	if (fd < 0) {
-		mw_err("cannot attach %u %s probes to %s (pid %d): %s%s", set->cnt,
+		mw_err("cannot attach %u %s probes to %s (pid %d): %s", set->cnt - made,
 		       session ? "session" : ret ? "return" : "entry", path, (int)pid,
-		       strerror(errno),
-		       errno == EINVAL ? "; memwatch needs Linux 6.12 or later (multi-uprobe links and sessions)" : "");
+		       strerror(-fd));
 		return -1;
 	}
-	if (keep(l, fd, what)) {
-		close(fd);
-		mw_err("out of memory");
-		return -1;
-	}
-	l->probes += set->cnt;
+	if (kern.multi)
+		l->probes += set->cnt;
 	if (!ret)
 		keep_group(l, path, set->offsets, set->cnt, what);
 	return 0;
+}
+
+/* The entry program of paired set @set: a session's, or an entry's
+ * beside its return probe. */
+static struct bpf_program *paired_program(struct memwatch_bpf *skel, bool floor,
+					  enum probe_set set)
+{
+	if (floor)
+		return kern.session ? skel->progs.floor_session : skel->progs.floor_enter;
+	switch (set) {
+	case SET_MALLOC:
+		return kern.session ? skel->progs.malloc_session : skel->progs.malloc_open;
+	case SET_MALLOC_SI:
+		return kern.session ? skel->progs.malloc_si_session : skel->progs.malloc_si_open;
+	default:
+		return kern.session ? skel->progs.alloc_session : skel->progs.alloc_open;
+	}
 }
 
 /* The links of every probe of @tab in @path for @prog that holds @what
@@ -377,13 +423,12 @@ static int attach_group(struct memwatch_bpf *skel, struct mw_places *pls, pid_t 
 	if (!link_set(&sets[SET_FREE], skel->progs.free_enter, pid, path, what, false, false, l) &&
 	    !link_set(&sets[SET_REST], program(skel, prog, ret, floor), pid, path, what, ret,
 		      false, l) &&
-	    !link_set(&sets[SET_SESSION],
-		      floor ? skel->progs.floor_session : skel->progs.alloc_session, pid, path,
-		      what, false, true, l) &&
-	    !link_set(&sets[SET_MALLOC], skel->progs.malloc_session, pid, path, what, false, true,
-		      l) &&
-	    !link_set(&sets[SET_MALLOC_SI], skel->progs.malloc_si_session, pid, path, what, false,
-		      true, l))
+	    !link_set(&sets[SET_PAIRED], paired_program(skel, floor, SET_PAIRED), pid, path,
+		      what, false, kern.session, l) &&
+	    !link_set(&sets[SET_MALLOC], paired_program(skel, floor, SET_MALLOC), pid, path,
+		      what, false, kern.session, l) &&
+	    !link_set(&sets[SET_MALLOC_SI], paired_program(skel, floor, SET_MALLOC_SI), pid,
+		      path, what, false, kern.session, l))
 		err = 0;
 out:
 	for (int k = 0; k < SET__COUNT; k++) {
@@ -607,24 +652,26 @@ void attach__scrub(struct memwatch_bpf *skel, const struct mw_links *l, pid_t pi
 		return;
 	for (size_t i = 0; i < l->ngroups; i++) {
 		const char *path = l->groups[i].path;
-		struct uprobe_multi_attr attr;
 		bool seen = false;
+		__u32 n;
 		int fd;
 
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = !strcmp(l->groups[j].path, path);
 		if (seen)
 			continue;	/* the object's link is made at its first group */
-		memset(&attr, 0, sizeof(attr));
-		attr.prog_fd = (__u32)bpf_program__fd(skel->progs.floor_enter);
-		attr.attach_type = MW_TRACE_UPROBE_MULTI;
-		attr.path = (__u64)(unsigned long)path;
-		attr.offsets = (__u64)(unsigned long)offsets;
-		attr.cnt = path_offsets(l, i, path, offsets);
-		attr.pid = (__u32)pid;
-		fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-		if (fd >= 0)
-			release_fd(fd);	/* the unregistering is what scrubs */
+		n = path_offsets(l, i, path, offsets);
+		if (kern.multi) {
+			fd = uprobelink__multi(bpf_program__fd(skel->progs.floor_enter), false, false,
+					       path, offsets, NULL, n, pid);
+			if (fd >= 0)
+				release_fd(fd);	/* the unregistering is what scrubs */
+			continue;
+		}
+		/* a perf event an offset, with no program: its breakpoint */
+		for (__u32 k = 0; k < n; k++)
+			if ((fd = uprobelink__perf(-1, false, path, offsets[k], 0, pid)) >= 0)
+				release_fd(fd);
 	}
 	free(offsets);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * attach.h - attach every probe of a probe table to one target pid (never
- * system-wide), and detach them all. Probes are grouped into the kernel's
- * multi-uprobe links: one link per object and program, so attaching and
- * detaching cost one round of kernel synchronisation, not one per probe.
+ * system-wide), and detach them all. Where the kernel has multi-uprobe
+ * links, probes are grouped into them: one link per object and program,
+ * so attaching and detaching cost one round of kernel synchronisation,
+ * not one per probe; else a perf-event uprobe is a link.
  */
 #ifndef MW_ATTACH_H
 #define MW_ATTACH_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "memwatch.h"
+#include "probes/kernel.h"
 #include "probes/probes.h"
 
 struct memwatch_bpf;
@@ -47,8 +49,9 @@ struct mw_places {
 	bool warned_full;
 };
 
-/* Sets the programs up for multi-uprobe links; before the object loads. */
-void attach__prepare(struct memwatch_bpf *skel);
+/* Sets the programs up for the links kernel @k has, and loads only those
+ * it uses there; before the object loads, after rodata's solo is set. */
+void attach__prepare(struct memwatch_bpf *skel, const struct mw_kernel *k);
 /* Attaches @tab for @pid (with empty programs if @floor: the cost of
  * the probes alone, for the benchmark). 0, or -1 after one message. */
 int attach__table(struct memwatch_bpf *skel, struct mw_places *places, pid_t pid,

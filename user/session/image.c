@@ -29,7 +29,9 @@
  * A throwing operator new must not keep a return probe on a call that
  * fails: its exception would unwind through the kernel's trampoline and
  * abort the target. Requests no allocation of @t can reach are known at
- * entry; where smaller ones can fail too, say so once.
+ * entry; where smaller ones can fail too, say so once. A kernel without
+ * uprobe sessions cannot decline a return probe: every call keeps one,
+ * said once.
  */
 static void guard_throwing_new(struct mw_session *s, const struct mw_target *t,
 			       const struct mw_probe_table *tab,
@@ -41,7 +43,10 @@ static void guard_throwing_new(struct mw_session *s, const struct mw_target *t,
 
 	for (size_t i = 0; i < tab->n && !throwing; i++)
 		throwing = tab->v[i].prog == MW_PROG_ALLOC_SESSION;
-	if (throwing && why && unwind__runtime(objs))
+	if (throwing && !s->kernel.session && unwind__runtime(objs))
+		mw_err("pid %d: Linux %s has no uprobe sessions (6.12), so the allocator's own operator new keeps its return probe: should it throw std::bad_alloc (an allocation that fails), the target would abort under memwatch",
+		       (int)t->pid, s->kernel.release);
+	else if (throwing && why && unwind__runtime(objs))
 		mw_err("pid %d: %s, so an allocation smaller than %llu MiB can fail: should the allocator's own operator new then throw std::bad_alloc, the target would abort under memwatch",
 		       (int)t->pid, why, (unsigned long long)(fits->any >> 20));
 }

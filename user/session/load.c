@@ -55,14 +55,9 @@ int load__bpf(struct mw_session *s)
 	s->skel->rodata->report_moves = s->opts.ncgroups > 0;
 	/* a kernel without that tracepoint still runs memwatch without --cgroup */
 	bpf_program__set_autoload(s->skel->progs.target_moved, s->opts.ncgroups > 0);
-	attach__prepare(s->skel);
 	/* one process ever, in slot 0: the pid, or the launched program */
 	s->skel->rodata->solo = !s->follows && s->opts.npids + !!s->opts.command == 1;
-	/* a process's plain frees and mallocs (attach.c's plain_set), only
-	 * there: fewer instructions to verify elsewhere */
-	bpf_program__set_autoload(s->skel->progs.free_enter, s->skel->rodata->solo);
-	bpf_program__set_autoload(s->skel->progs.malloc_session, s->skel->rodata->solo);
-	bpf_program__set_autoload(s->skel->progs.malloc_si_session, s->skel->rodata->solo);
+	attach__prepare(s->skel, &s->kernel);
 	s->skel->rodata->have_structs = s->opts.nstructs > 0;
 	s->skel->rodata->want_sites = s->layout.sites;
 	s->skel->rodata->want_stacks = s->layout.sites && s->opts.stacks;
@@ -81,8 +76,8 @@ int load__bpf(struct mw_session *s)
 		bpf_map__set_max_entries(s->skel->maps.walked_stacks, 1);
 	err = memwatch_bpf__load(s->skel);
 	if (err) {
-		mw_err("cannot load the BPF programs: %s; memwatch needs Linux 6.12 or later with BTF (/sys/kernel/btf/vmlinux); MEMWATCH_DEBUG=1 shows the verifier log",
-		       strerror(-err));
+		mw_err("cannot load the BPF programs on Linux %s (%s): %s; MEMWATCH_DEBUG=1 shows the verifier log",
+		       s->kernel.release, kernel__mechanism(&s->kernel), strerror(-err));
 		return -1;
 	}
 	tables__init(&s->unwind, bpf_map__fd(s->skel->maps.unwind_rows),

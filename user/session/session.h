@@ -38,6 +38,7 @@ struct bpf_link;
 
 struct mw_session {
 	struct mw_options opts;
+	struct mw_kernel kernel;	/* what it offers: kernel.c */
 	struct memwatch_bpf *skel;
 	struct mw_watched *watched;	/* opts.max_targets records, index = slot */
 	int nwatched;			/* slots used so far (in use or not) */
