@@ -499,10 +499,46 @@ const char *http_body(const char *response)
 	return b ? b + 4 : "";
 }
 
+/* A port the kernel says is free now, none this process was given
+ * before (a guess from the pid collided with a server still listening,
+ * in a guest whose pids are small); 0 if it says none. */
+static int kernel_free_port(void)
+{
+	static int given[64];
+	static size_t ngiven;
+
+	for (int tries = 0; tries < 16; tries++) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof(a);
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+		bool again = false;
+
+		if (fd < 0)
+			return 0;
+		if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+		    !getsockname(fd, (struct sockaddr *)&a, &len))
+			port = ntohs(a.sin_port);
+		close(fd);
+		if (!port)
+			return 0;
+		for (size_t i = 0; i < ngiven && i < 64 && !again; i++)
+			again = given[i] == port;
+		if (again)
+			continue;
+		given[ngiven++ % 64] = port;
+		return port;
+	}
+	return 0;
+}
+
 int free_port(void)
 {
 	static int next;
+	int port = kernel_free_port();
 
+	if (port)
+		return port;
 	if (!next)
 		next = 20000 + (int)(getpid() % 20000);
 	return next++;
@@ -529,6 +565,24 @@ int run_capture(const char *cmd, char *out, size_t len)
 	n = fread(out, 1, len - 1, p);
 	out[n] = '\0';
 	return WEXITSTATUS(pclose(p));
+}
+
+const char *kernel_mechanism(void)
+{
+	static char out[4096];
+	char *at, *end;
+
+	run_capture("MEMWATCH_DEBUG=1 " MEMWATCH " -n 1 -o /tmp/memwatch-mechanism.csv -- /bin/true 2>&1 >/dev/null"
+		    " | grep -m1 '^memwatch: Linux [^ ]*: '", out, sizeof(out));
+	unlink("/tmp/memwatch-mechanism.csv");
+	at = strstr(out, ": Linux ");
+	at = at ? strstr(at + 8, ": ") : NULL;
+	if (!at)
+		return "";
+	at += 2;
+	if ((end = strchr(at, '\n')))
+		*end = '\0';
+	return at;
 }
 
 long long newest_map_count(const char *name, const char *expr)

@@ -118,6 +118,10 @@ int free_port(void);
 /* Runs the shell command @cmd, its stdout into @out; returns its exit
  * status. */
 int run_capture(const char *cmd, char *out, size_t len);
+/* How memwatch attaches on this kernel, as it says with MEMWATCH_DEBUG
+ * ("perf-event uprobes, entry and return probes", ...; kernel.c), from
+ * a short launch of true(1): "" if it said nothing. */
+const char *kernel_mechanism(void);
 /* Entries of the BPF map @name created last (the newest memwatch's) whose
  * first 8 bytes, as an integer k, make the Python expression @expr true
  * (read with bpftool): a count, or -1. */

@@ -4,7 +4,8 @@
 # (KVM where it answers, else TCG) with the host's root filesystem shared
 # read-only over 9p (virtme style: no disk image), this checkout shared
 # read-write at its own path, and runs CMD there as root, in the checkout,
-# with /proc, /sys, /dev (and /dev/shm), bpffs, tracefs, debugfs and a fresh /tmp. The
+# with /proc, /sys, /dev (and /dev/shm), bpffs, tracefs, debugfs, a fresh
+# /tmp and the loopback interface up. The
 # guest's console goes to OUTDIR/console.log; CMD's exit status is this
 # script's (125 if the guest never said it).
 # MODDIR holds the kernel's modules (for a kernel with 9p and virtio as
@@ -23,7 +24,7 @@ trap 'rm -rf "$work"' EXIT
 ir=$work/ir
 mkdir -p "$ir/bin" "$ir/modules" "$ir/root"
 cp /bin/busybox "$ir/bin/busybox"
-for a in sh mount mkdir insmod chroot poweroff echo cat sleep; do
+for a in sh mount mkdir insmod chroot poweroff echo cat sleep ip; do
 	ln -s busybox "$ir/bin/$a"
 done
 mods=
@@ -58,6 +59,7 @@ mount -t bpf bpf \$r/sys/fs/bpf
 mount -t tracefs tracefs \$r/sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs \$r/sys/kernel/debug 2>/dev/null
 mount -t cgroup2 cgroup2 \$r/sys/fs/cgroup 2>/dev/null
+ip link set lo up	# the tests' servers listen on 127.0.0.1
 echo "MW_VM_UP \$(cat /proc/version)"
 chroot \$r /bin/sh -c "cd $repo && export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root && \$(cat /cmd)"
 echo "MW_VM_RC=\$?"
