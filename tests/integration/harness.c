@@ -567,22 +567,54 @@ int run_capture(const char *cmd, char *out, size_t len)
 	return WEXITSTATUS(pclose(p));
 }
 
+/* What memwatch says with MEMWATCH_DEBUG on a short launch of true(1),
+ * run once a test process. */
+static const char *debug_lines(void)
+{
+	static char out[1 << 16];
+	static bool ran;
+
+	if (!ran) {
+		run_capture("MEMWATCH_DEBUG=1 " MEMWATCH " -n 1 -o /tmp/memwatch-debug.csv -- /bin/true"
+			    " 2>&1 >/dev/null | grep -v '^libbpf: '", out, sizeof(out));
+		unlink("/tmp/memwatch-debug.csv");
+		ran = true;
+	}
+	return out;
+}
+
+/* The rest of memwatch's first debug line that starts with @prefix,
+ * into @buf; "" if none. */
+static const char *debug_line(const char *prefix, char *buf, size_t len)
+{
+	const char *at = debug_lines(), *end;
+
+	for (; at && *at; at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL) {
+		if (strncmp(at, prefix, strlen(prefix)))
+			continue;
+		at += strlen(prefix);
+		end = strchr(at, '\n');
+		snprintf(buf, len, "%.*s", (int)(end ? end - at : (long)strlen(at)), at);
+		return buf;
+	}
+	snprintf(buf, len, "%s", "");
+	return buf;
+}
+
 const char *kernel_mechanism(void)
 {
-	static char out[4096];
-	char *at, *end;
+	static char buf[256];
+	const char *line = debug_line("memwatch: Linux ", buf, sizeof(buf)), *at = strstr(line, ": ");
 
-	run_capture("MEMWATCH_DEBUG=1 " MEMWATCH " -n 1 -o /tmp/memwatch-mechanism.csv -- /bin/true 2>&1 >/dev/null"
-		    " | grep -m1 '^memwatch: Linux [^ ]*: '", out, sizeof(out));
-	unlink("/tmp/memwatch-mechanism.csv");
-	at = strstr(out, ": Linux ");
-	at = at ? strstr(at + 8, ": ") : NULL;
-	if (!at)
-		return "";
-	at += 2;
-	if ((end = strchr(at, '\n')))
-		*end = '\0';
-	return at;
+	return at ? at + 2 : "";
+}
+
+bool kernel_emulates_nopl(void)
+{
+	char buf[256];
+
+	return !strcmp(debug_line("memwatch: this kernel ", buf, sizeof(buf)),
+		       "emulates multi-byte nops");
 }
 
 long long newest_map_count(const char *name, const char *expr)

@@ -122,6 +122,9 @@ int run_capture(const char *cmd, char *out, size_t len);
  * ("perf-event uprobes, entry and return probes", ...; kernel.c), from
  * a short launch of true(1): "" if it said nothing. */
 const char *kernel_mechanism(void);
+/* Whether memwatch found that this kernel emulates the multi-byte nops
+ * (calibrate__nops): 6.18 does, 6.1 does not. */
+bool kernel_emulates_nopl(void);
 /* Entries of the BPF map @name created last (the newest memwatch's) whose
  * first 8 bytes, as an integer k, make the Python expression @expr true
  * (read with bpftool): a count, or -1. */

@@ -133,20 +133,23 @@ static long long probed_ns(struct proc *t, const char *name)
 
 Test(placement, kernel_emulates_what_placement_counts_on, .timeout = MW_TIMEOUT)
 {
-	static const char *const emulated[] = { "push", "jcc", "nop" };
-	static const char *const stepped[] = { "mov", "endbr", "ret" };
+	/* the nopl (0f 1f 40 00) where memwatch found it emulated: 6.18
+	 * emulates it, 6.1 steps it */
+	bool nopl = kernel_emulates_nopl();
+	const char *emulated[] = { "push", "jcc", nopl ? "nop" : NULL };
+	const char *stepped[] = { "mov", "endbr", "ret", nopl ? NULL : "nop" };
 	long long slowest_emulated = 0, fastest_stepped = -1, ns;
 	struct proc t;
 	char report[512] = "";
 
 	proc_spawn(&t, prologues);
 	cr_assert(proc_line(&t), "target ready");
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 3 && emulated[i]; i++) {
 		ns = probed_ns(&t, emulated[i]);
 		snprintf(report + strlen(report), sizeof(report) - strlen(report), " %s=%lld", emulated[i], ns);
 		slowest_emulated = ns > slowest_emulated ? ns : slowest_emulated;
 	}
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4 && stepped[i]; i++) {
 		ns = probed_ns(&t, stepped[i]);
 		snprintf(report + strlen(report), sizeof(report) - strlen(report), " %s=%lld", stepped[i], ns);
 		fastest_stepped = fastest_stepped < 0 || ns < fastest_stepped ? ns : fastest_stepped;

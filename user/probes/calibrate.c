@@ -15,6 +15,7 @@
 #include <link.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -60,12 +61,20 @@ __asm__(
 	"	mov %rdi, %rax\n"
 	"	pop %rbp\n"
 	"	ret\n"
-	".size mw_calib_free, .-mw_calib_free\n");
+	".size mw_calib_free, .-mw_calib_free\n"
+	".globl mw_calib_nop\n"
+	".type mw_calib_nop, @function\n"
+	"mw_calib_nop:\n"		/* nopl 0(%rax): 6.18 emulates it, 6.1 steps it */
+	"	.byte 0x0f, 0x1f, 0x40, 0x00\n"
+	"	mov %rdi, %rax\n"
+	"	ret\n"
+	".size mw_calib_nop, .-mw_calib_nop\n");
 
 uintptr_t mw_calib_emulated(uintptr_t);
 uintptr_t mw_calib_stepped(uintptr_t);
 uintptr_t mw_calib_alloc(uintptr_t);
 uintptr_t mw_calib_free(uintptr_t);
+uintptr_t mw_calib_nop(uintptr_t);
 
 #define MW_CALIB_SELF	"/proc/self/exe"
 #define MW_CALIB_ROUNDS	5
@@ -73,7 +82,7 @@ uintptr_t mw_calib_free(uintptr_t);
 #define MW_CALIB_BLOCKS	0x10000000ul	/* fake blocks, never dereferenced */
 #define MW_CALIB_WAIT_MS 10000	/* for one loop's answer */
 
-enum loop { LOOP_EMULATED, LOOP_STEPPED, LOOP_PAIR, LOOP__COUNT };
+enum loop { LOOP_EMULATED, LOOP_STEPPED, LOOP_PAIR, LOOP__COUNT, LOOP_NOP = LOOP__COUNT };
 
 static double now_ns(void)
 {
@@ -90,10 +99,13 @@ static double run_loop(enum loop l, uint32_t n)
 	uintptr_t (*volatile stepped)(uintptr_t) = mw_calib_stepped;
 	uintptr_t (*volatile alloc)(uintptr_t) = mw_calib_alloc;
 	uintptr_t (*volatile release)(uintptr_t) = mw_calib_free;
+	uintptr_t (*volatile nop)(uintptr_t) = mw_calib_nop;
 	double t0 = now_ns();
 
 	for (uint32_t i = 0; i < n; i++) {
-		if (l == LOOP_EMULATED)
+		if (l == LOOP_NOP)
+			nop(i);
+		else if (l == LOOP_EMULATED)
 			emulated(i);
 		else if (l == LOOP_STEPPED)
 			stepped(i);
@@ -160,11 +172,11 @@ static void helper_stop(struct helper *h)
 	waitpid(h->pid, NULL, 0);
 }
 
-/* ns per call of loop @l in the helper; < 0 if it did not answer in
- * time (stopped, killed). */
-static double ask(const struct helper *h, enum loop l)
+/* ns per call of loop @l (@n calls) in the helper; < 0 if it did not
+ * answer in time (stopped, killed). */
+static double ask_n(const struct helper *h, enum loop l, uint32_t n)
 {
-	struct { uint32_t loop, n; } cmd = { l, MW_CALIB_CALLS };
+	struct { uint32_t loop, n; } cmd = { l, n };
 	struct pollfd pfd = { .fd = h->from, .events = POLLIN };
 	double ns;
 
@@ -173,6 +185,11 @@ static double ask(const struct helper *h, enum loop l)
 	    read(h->from, &ns, sizeof(ns)) != sizeof(ns))
 		return -1;
 	return ns;
+}
+
+static double ask(const struct helper *h, enum loop l)
+{
+	return ask_n(h, l, MW_CALIB_CALLS);
 }
 
 /* Whether the probes of slot @slot fired: every loop's, counted by kind
@@ -310,8 +327,10 @@ int calibrate__run(struct memwatch_bpf *skel, struct mw_places *places, uint32_t
 		err = measure(&h, probed);
 	if (!err && !probes_fired(skel, slot))
 		err = -3;
-	attach__destroy(&links);
 	helper_stop(&h);
+	/* perf-event uprobes are released one by one, a kernel
+	 * synchronisation each: in the background, the helper being dead */
+	attach__release(&links);
 	probes__free(&tab);
 	if (err) {
 		if (err == -1)
@@ -326,4 +345,58 @@ int calibrate__run(struct memwatch_bpf *skel, struct mw_places *places, uint32_t
 	/* a pair is two emulated entries and a return: the rest is the return's */
 	out->ns[MW_HIT_RETURN] = at_least_zero(probed[LOOP_PAIR] - bare[LOOP_PAIR] - 2 * e);
 	return 0;
+}
+
+/* Whether @pid has the kernel's single-step area ("[uprobes]"), which
+ * the kernel maps at a process's first single-stepped probe hit (or
+ * first return probe): 1, 0, or -1 if its maps cannot be read. */
+static int has_xol_area(pid_t pid)
+{
+	char path[64], line[512];
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "[uprobes]") != NULL;
+	fclose(f);
+	return found;
+}
+
+int calibrate__nops(struct memwatch_bpf *skel, struct mw_places *places, uint32_t slot,
+		    bool *emulated)
+{
+	struct mw_probe_table tab = { .at_entry = true };
+	struct mw_links links = { 0 };
+	int nop = -1, mov = -1, err;
+	struct helper h;
+
+	err = add_probe(&tab, mw_calib_nop, MW_SF_COOKIE(0, MW_DELTA_ONE), MW_PROG_STRUCT, false,
+			"mw_calib_nop");
+	if (!err)
+		err = add_probe(&tab, mw_calib_stepped, MW_SF_COOKIE(0, MW_DELTA_ONE),
+				MW_PROG_STRUCT, false, "mw_calib_stepped");
+	if (!err)
+		err = helper_start(&h);
+	if (err) {
+		probes__free(&tab);
+		return -1;
+	}
+	/* a nop's hit, then a mov's, which is stepped everywhere: the area
+	 * must be there after it, or what the nop's said is not known */
+	if (!attach__table(skel, places, h.pid, slot, &tab, &links, true) &&
+	    ask_n(&h, LOOP_NOP, 1) >= 0 && (nop = has_xol_area(h.pid)) == 0 &&
+	    ask_n(&h, LOOP_STEPPED, 1) >= 0)
+		mov = has_xol_area(h.pid);
+	helper_stop(&h);
+	attach__release(&links);	/* no probe of a dead helper fires */
+	probes__free(&tab);
+	if (nop == 1 || (nop == 0 && mov == 1)) {
+		*emulated = nop == 0;
+		return 0;
+	}
+	return -1;
 }

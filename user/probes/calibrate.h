@@ -32,5 +32,14 @@ struct mw_hit_costs {
  */
 int calibrate__run(struct memwatch_bpf *skel, struct mw_places *places, uint32_t slot,
 		   struct mw_hit_costs *out);
+/*
+ * Whether this kernel emulates the multi-byte nops (Linux 6.18) or
+ * single-steps them (6.1), into @emulated: a helper hits an entry probe
+ * on a nopl, then one on a mov, and the kernel maps its single-step
+ * area ([uprobes]) at the first stepped hit. No timing. 0, or -1 when it could not tell (no
+ * message: the caller keeps its assumption).
+ */
+int calibrate__nops(struct memwatch_bpf *skel, struct mw_places *places, uint32_t slot,
+		    bool *emulated);
 
 #endif

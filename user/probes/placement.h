@@ -89,6 +89,10 @@ void placement__entry(struct mw_placement *out, const struct mw_abi *abi, bool s
 /* Whether the x86 uprobe code of Linux 6.18 emulates the instruction at
  * @code (@len bytes available) instead of single-stepping it. */
 bool placement__emulated(const uint8_t *code, size_t len);
+/* Whether the running kernel emulates the multi-byte nops (0f 1f ...;
+ * Linux 6.18 does, 6.1 does not; calibrate__nops finds out): true
+ * until told. nop (90) is emulated everywhere. */
+void placement__nops_emulated(bool emulated);
 /* One phrase for @p's why, e.g. "a return probe needs [rsp] before
  * sub $0x28,%rsp", for the single-stepped warning. */
 const char *placement__why(const struct mw_placement *p, char *buf, size_t len);

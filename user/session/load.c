@@ -13,6 +13,7 @@
 #include "log.h"
 #include "memwatch.h"
 #include "memwatch.skel.h"
+#include "probes/placement.h"
 #include "session/events.h"
 #include "sample/live.h"
 #include "session/load.h"
@@ -24,6 +25,13 @@ static int calibrate(struct mw_session *s)
 {
 	const struct mw_target none = { .slot = 0 };
 
+	bool nops = true;
+
+	if (!calibrate__nops(s->skel, &s->places, 0, &nops))
+		placement__nops_emulated(nops);
+	else
+		mw_debug("cannot tell whether this kernel emulates multi-byte nops: memwatch takes it that it does");
+	mw_debug("this kernel %s multi-byte nops", nops ? "emulates" : "single-steps");
 	if (calibrate__run(s->skel, &s->places, 0, &s->costs))
 		return -1;
 	if (sampler__reset(&s->sampler, &none, 1)) {
