@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # boot.sh VMLINUZ MODDIR OUTDIR -- CMD [ARGS...]: boots VMLINUZ under QEMU
 # (KVM where it answers, else TCG) with the host's root filesystem shared
-# read-only over 9p (virtme style: no disk image), this checkout shared
-# read-write at its own path, and runs CMD there as root, in the checkout,
-# with /proc, /sys, /dev (and /dev/shm), bpffs, tracefs, debugfs, a fresh
-# /tmp and the loopback interface up. The
-# guest's console goes to OUTDIR/console.log; CMD's exit status is this
-# script's (125 if the guest never said it).
+# read-only over 9p (virtme style: no disk image) as its root, this
+# checkout shared read-write at its own path, and runs CMD there as root
+# (pid 1), in the checkout, with /proc, /sys, /dev (and /dev/shm), bpffs,
+# tracefs, debugfs, a fresh /tmp, HOME in it, /usr/lib/debug writable
+# over the host's (overlayfs) and the loopback interface up. The guest's
+# console goes to OUTDIR/console.log; CMD's exit status is this script's
+# (125 if the guest never said it).
 # MODDIR holds the kernel's modules (for a kernel with 9p and virtio as
 # modules, as Debian's); "-" for a kernel with them built in.
 set -euo pipefail
@@ -24,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 ir=$work/ir
 mkdir -p "$ir/bin" "$ir/modules" "$ir/root"
 cp /bin/busybox "$ir/bin/busybox"
-for a in sh mount mkdir insmod chroot poweroff echo cat sleep ip; do
+for a in sh mount mkdir insmod switch_root poweroff echo cat sleep ip; do
 	ln -s busybox "$ir/bin/$a"
 done
 mods=
@@ -33,7 +34,7 @@ if [ "$moddir" != - ]; then
 	n=0
 	base=${moddir%/lib/modules/*}
 	for m in $(modprobe --show-depends -S "$kver" -d "${base:-/}" \
-			-a virtio_pci 9pnet_virtio 9p 2>/dev/null | awk '$1 == "insmod" { print $2 }'); do
+			-a virtio_pci 9pnet_virtio 9p overlay 2>/dev/null | awk '$1 == "insmod" { print $2 }'); do
 		case " $mods " in *" $(basename "$m") "*) continue ;; esac
 		n=$((n + 1))
 		cp "$m" "$ir/modules/$(printf '%02d' $n)-$(basename "$m")"
@@ -60,10 +61,14 @@ mount -t tracefs tracefs \$r/sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs \$r/sys/kernel/debug 2>/dev/null
 mount -t cgroup2 cgroup2 \$r/sys/fs/cgroup 2>/dev/null
 ip link set lo up	# the tests' servers listen on 127.0.0.1
+# the debug files' directory writable over the host's (tests install a
+# build-id debug file)
+mkdir -p /ovl; mount -t tmpfs ovl /ovl; mkdir -p /ovl/u /ovl/w
+mount -t overlay overlay -o lowerdir=\$r/usr/lib/debug,upperdir=/ovl/u,workdir=/ovl/w \$r/usr/lib/debug || echo "memwatch-vm: /usr/lib/debug stays read-only"
 echo "MW_VM_UP \$(cat /proc/version)"
-chroot \$r /bin/sh -c "cd $repo && export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root && \$(cat /cmd)"
-echo "MW_VM_RC=\$?"
-poweroff -f
+# the shared root becomes the root (switch_root, not chroot: a mount
+# namespace then sees a root as on a real machine), CMD runs as pid 1
+exec switch_root \$r /bin/busybox sh -c "cd $repo && mkdir -p /tmp/home && export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp/home && \$(cat /cmd); echo MW_VM_RC=\\\$?; /bin/busybox poweroff -f"
 INIT
 chmod +x "$ir/init"
 (cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initramfs.gz"
