@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -80,6 +81,32 @@ Test(faults, privileges__dropped_after_attach, .timeout = MW_TIMEOUT)
 		sscanf(line, "NoNewPrivs: %d", &nnp);
 	}
 	fclose(f);
+	/* capabilities are per thread: every thread of memwatch's gave them
+	 * up (one started before the drop keeps them) */
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s.mw.pid);
+	DIR *tasks = opendir(path);
+	struct dirent *d;
+	int threads = 0;
+
+	cr_assert(tasks, "memwatch's threads");
+	while ((d = readdir(tasks))) {
+		char tpath[512];
+		unsigned long long teff = ~0ull;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(tpath, sizeof(tpath), "%s/%s/status", path, d->d_name);
+		if (!(f = fopen(tpath, "r")))
+			continue;	/* gone since */
+		while (fgets(line, sizeof(line), f))
+			sscanf(line, "CapEff: %llx", &teff);
+		fclose(f);
+		threads++;
+		cr_expect_eq(teff, eff, "thread %s has the capabilities its process kept (%llx, not %llx)",
+			     d->d_name, eff, teff);
+	}
+	closedir(tasks);
+	cr_expect_geq(threads, 1, "memwatch's threads were read");
 	cr_expect_eq(nnp, 1, "no_new_privs is set");
 	/* perf-event uprobes need it to attach a process found later */
 	if (strstr(kernel_mechanism(), "perf-event uprobes")) {

@@ -327,10 +327,8 @@ int calibrate__run(struct memwatch_bpf *skel, struct mw_places *places, uint32_t
 		err = measure(&h, probed);
 	if (!err && !probes_fired(skel, slot))
 		err = -3;
+	attach__destroy(&links);	/* not attach__release: see calibrate__nops */
 	helper_stop(&h);
-	/* perf-event uprobes are released one by one, a kernel
-	 * synchronisation each: in the background, the helper being dead */
-	attach__release(&links);
 	probes__free(&tab);
 	if (err) {
 		if (err == -1)
@@ -391,8 +389,10 @@ int calibrate__nops(struct memwatch_bpf *skel, struct mw_places *places, uint32_
 	    ask_n(&h, LOOP_NOP, 1) >= 0 && (nop = has_xol_area(h.pid)) == 0 &&
 	    ask_n(&h, LOOP_STEPPED, 1) >= 0)
 		mov = has_xol_area(h.pid);
+	/* closed here, not by the closers' threads: no thread may start
+	 * before privs__drop (capabilities are per thread) */
+	attach__destroy(&links);
 	helper_stop(&h);
-	attach__release(&links);	/* no probe of a dead helper fires */
 	probes__free(&tab);
 	if (nop == 1 || (nop == 0 && mov == 1)) {
 		*emulated = nop == 0;
