@@ -6,8 +6,9 @@
  *   link carries every offset with its cookie. Detaching a perf-event
  *   uprobe costs a kernel synchronisation each (~0.2 s here: 60 probes
  *   took 11 s to detach one by one); a multi link pays it once.
- * - else perf-event uprobes, a link an offset, released by the closers'
- *   threads (attach__release), which share the synchronisations.
+ * - else perf-event uprobes, a link an offset. The kernel destroys each
+ *   with a synchronisation under one global lock (event_mutex), so
+ *   closing them in parallel gains nothing: docs/kernels.md.
  * An allocator's entry points with a return are uprobe sessions where the
  * kernel has them (Linux 6.12+): one program runs at the entry and at the
  * return, the entry may decline the return (a throwing call must), and a
