@@ -563,8 +563,10 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 cookie)
 SEC("uprobe")
 int alloc_enter(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 cookie;
 
+	if (!probe_cookie(ctx, &cookie))
+		return 0;
 	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
 	alloc_entry(ctx, cookie);
 	return 0;
@@ -704,7 +706,8 @@ int alloc_session(struct pt_regs *ctx)
 
 	if (bpf_session_is_return())
 		return alloc_exit(ctx);
-	cookie = bpf_get_attach_cookie(ctx);
+	if (!probe_cookie(ctx, &cookie))
+		return 0;
 	return session_entry(ctx, cookie, place_of(cookie), entry_hit(cookie));
 }
 
@@ -755,8 +758,10 @@ static __always_inline int open_entry(struct pt_regs *ctx, __u64 cookie,
 SEC("uprobe")
 int alloc_open(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 cookie;
 
+	if (!probe_cookie(ctx, &cookie))
+		return 0;
 	return open_entry(ctx, cookie, place_of(cookie), entry_hit(cookie));
 }
 
@@ -948,14 +953,19 @@ static __always_inline void note_root(struct pt_regs *ctx, const struct mw_place
 SEC("uprobe")
 int struct_enter(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	const struct mw_place *pl = place_of(cookie);
-	__u64 sp = entry_sp(ctx, pl), ra = 0;
-	__u32 slot = MW_COOKIE_SLOT(cookie), n;
-	struct mw_struct_stats *ss = struct_hit(cookie, entry_hit(cookie));
+	const struct mw_place *pl;
+	struct mw_struct_stats *ss;
+	__u64 cookie, sp, ra = 0;
 	struct mw_thread *t;
+	__u32 slot, n;
 	__s64 delta;
 
+	if (!probe_cookie(ctx, &cookie))
+		return 0;
+	pl = place_of(cookie);
+	sp = entry_sp(ctx, pl);
+	slot = MW_COOKIE_SLOT(cookie);
+	ss = struct_hit(cookie, entry_hit(cookie));
 	if (restarting(ctx, pl) || split_call(ctx, pl, cookie, sp))
 		return 0;
 	if (MW_SF_ROOT(cookie))
@@ -999,14 +1009,14 @@ int struct_enter(struct pt_regs *ctx)
 SEC("uprobe")
 int root_drop(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	const struct mw_place *pl = place_of(cookie);
-	struct mw_root_key key = {
-		.slot = MW_COOKIE_SLOT(cookie),
-		.struct_id = MW_SF_ID(cookie),
-		.addr = entry_arg(ctx, pl, 1),
-	};
+	struct mw_root_key key = { 0 };
+	__u64 cookie;
 
+	if (!probe_cookie(ctx, &cookie))
+		return 0;
+	key.slot = MW_COOKIE_SLOT(cookie);
+	key.struct_id = MW_SF_ID(cookie);
+	key.addr = entry_arg(ctx, place_of(cookie), 1);
 	struct_hit(cookie, entry_hit(cookie));
 	bpf_map_delete_elem(&roots, &key);
 	return 0;
@@ -1024,9 +1034,11 @@ int root_drop(struct pt_regs *ctx)
 SEC("uprobe")
 int thread_exit(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
 	struct mw_thread *t;
+	__u64 cookie;
 
+	if (!probe_cookie(ctx, &cookie))
+		return 0;
 	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
 	t = thread(true);
 	if (t)
@@ -1052,11 +1064,13 @@ static __always_inline void scope_return(struct mw_thread *t, struct mw_scope *s
 SEC("uprobe")
 int struct_exit(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 slot = MW_COOKIE_SLOT(cookie);
-	__u64 sp = PT_REGS_SP(ctx);
+	__u64 sp = PT_REGS_SP(ctx), cookie;
 	struct mw_thread *t;
+	__u32 slot;
 
+	if (!probe_cookie(ctx, &cookie))
+		return 0;
+	slot = MW_COOKIE_SLOT(cookie);
 	struct_hit(cookie, entry_hit(cookie));
 	if (cookie & MW_SF_DIRECT) {	/* Go: no scope to pair with */
 		struct_apply(slot, cookie, as_count(PT_REGS_RC(ctx)));
@@ -1085,11 +1099,14 @@ int struct_exit(struct pt_regs *ctx)
 SEC("uretprobe")
 int struct_return(struct pt_regs *ctx)
 {
-	__u64 sp = PT_REGS_SP(ctx), cookie = bpf_get_attach_cookie(ctx);
-	__u32 slot = MW_COOKIE_SLOT(cookie), n;
+	__u64 sp = PT_REGS_SP(ctx), cookie;
 	struct mw_scope *s;
 	struct mw_thread *t;
+	__u32 slot, n;
 
+	if (!probe_cookie(ctx, &cookie))
+		return 0;
+	slot = MW_COOKIE_SLOT(cookie);
 	struct_hit(cookie, MW_HIT_RETURN);
 	t = thread(false);
 	if (!t)
@@ -1144,12 +1161,16 @@ static __always_inline void mark_unwinding(struct mw_thread *t, __u64 sp)
 SEC("uprobe")
 int unwind_handler(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	const struct mw_place *pl = place_of(cookie);
-	__u64 exc = entry_arg(ctx, pl, MW_PERSONALITY_EXCEPTION), keep = 0;
-	__u32 actions = (__u32)entry_arg(ctx, pl, MW_PERSONALITY_ACTIONS);
+	const struct mw_place *pl;
+	__u64 cookie, exc, keep = 0;
 	struct mw_thread *t;
+	__u32 actions;
 
+	if (!probe_cookie(ctx, &cookie))
+		return 0;
+	pl = place_of(cookie);
+	exc = entry_arg(ctx, pl, MW_PERSONALITY_EXCEPTION);
+	actions = (__u32)entry_arg(ctx, pl, MW_PERSONALITY_ACTIONS);
 	count_hit(MW_COOKIE_SLOT(cookie), entry_hit(cookie));
 	t = thread(false);
 	if (!t || !t->nscopes)
@@ -1221,13 +1242,6 @@ static __always_inline bool held(__u32 slot)
 	return l && l->hold;
 }
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MW_MAX_TARGETS);
-	__type(key, __u32);		/* tgid */
-	__type(value, __u32);		/* slot */
-} slots SEC(".maps");
-
 /* execve replaces the program image: the probes and the live blocks
  * belong to the old one. Counted and reported here, acted on by the
  * loader; a held process stops before its first instruction. */
@@ -1290,11 +1304,15 @@ int BPF_PROG(target_moved, struct cgroup *dst, const char *path, struct task_str
 SEC("uprobe")
 int loader_hook(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 slot = MW_COOKIE_SLOT(cookie);
-	struct mw_loader *l = bpf_map_lookup_elem(&loaders, &slot);
 	int state = MW_RT_CONSISTENT;
+	struct mw_loader *l;
+	__u64 cookie;
+	__u32 slot;
 
+	if (!probe_cookie(ctx, &cookie))
+		return 0;
+	slot = MW_COOKIE_SLOT(cookie);
+	l = bpf_map_lookup_elem(&loaders, &slot);
 	count_hit(slot, entry_hit(cookie));
 	if (!l)
 		return 0;

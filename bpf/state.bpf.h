@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * state.bpf.h - per-target counters (stats, struct_stats: per-CPU) and
- * each thread's record in task storage. A part of memwatch.bpf.c, included
+ * state.bpf.h - the watched processes' slots, per-target counters
+ * (stats, struct_stats: per-CPU) and each thread's record in task
+ * storage. A part of memwatch.bpf.c, included
  * there (one translation unit, one object).
  */
 #ifndef MW_STATE_BPF_H
@@ -61,6 +62,35 @@ struct {
 	__type(key, int);
 	__type(value, struct mw_thread);
 } threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MW_MAX_TARGETS);
+	__type(key, __u32);		/* tgid */
+	__type(value, __u32);		/* slot */
+} slots SEC(".maps");
+
+/* The cookie of the probe that fired, with its process's slot: a shared
+ * event's (MW_COOKIE_SHARED) has the slot of the calling process. false
+ * if memwatch does not watch that process (not yet, or no more). */
+static __always_inline bool probe_cookie(void *ctx, __u64 *cookie)
+{
+	__u64 c = bpf_get_attach_cookie(ctx);
+	__u32 tgid, *found, slot = MW_COOKIE_SLOT(c);
+
+	if (c & MW_COOKIE_SHARED) {
+		tgid = bpf_get_current_pid_tgid() >> 32;
+		found = bpf_map_lookup_elem(&slots, &tgid);
+		if (!found)
+			return false;
+		slot = *found;
+	}
+	/* the same steps on both paths: the verifier sees one state after
+	 * them, and does not walk the program once for each */
+	*cookie = MW_COOKIE_WITH_SLOT(c & ~(MW_COOKIE_SHARED | MW_COOKIE_SLOT_MASK),
+				      slot & (MW_MAX_TARGETS - 1));
+	return true;
+}
 
 static __always_inline void count(__u32 slot, __u32 counter, __u64 n)
 {

@@ -110,11 +110,18 @@ struct mw_fits {
  * and the overhead estimate counts them apart. Set at attach. */
 #define MW_COOKIE_STEPPED	(1ull << 39)
 
+/* A probe whose kernel event every process mapping its code shares
+ * (tracefs uprobe events, on kernels without multi-uprobe links:
+ * probes/tracefs.c): its cookie carries no slot, and the programs find
+ * the process's in the slots map by its tgid. */
+#define MW_COOKIE_SHARED	(1ull << 38)
+
 /* Every probe's cookie also carries its target's slot, set at attach (the
  * links are per pid): the programs need no pid lookup. */
 #define MW_COOKIE_SLOT_SHIFT	40
 #define MW_COOKIE_WITH_SLOT(c, slot) ((__u64)(c) | ((__u64)(slot) << MW_COOKIE_SLOT_SHIFT))
 #define MW_COOKIE_SLOT(c)	((__u32)(((c) >> MW_COOKIE_SLOT_SHIFT) & (MW_MAX_TARGETS - 1)))
+#define MW_COOKIE_SLOT_MASK	((__u64)(MW_MAX_TARGETS - 1) << MW_COOKIE_SLOT_SHIFT)
 
 /*
  * Where a probe sits. The kernel single-steps most instructions under a
@@ -528,7 +535,8 @@ _Static_assert(MW_DELTA_ARG1 + 5 <= 0xff, "a structure cookie has 8 bits of delt
 _Static_assert(MW_SF_REMOVE >= (1ull << (MW_SF_DELTA_SHIFT + 8)), "structure flags above the delta rule");
 _Static_assert(MW_ALLOC_NORESERVE < MW_COOKIE_STEPPED && MW_SF_WITH_ROOT(7) < MW_COOKIE_STEPPED &&
 	       MW_SF_WITH_ROOT(7) < MW_SF_UNWIND && MW_SF_COPY < MW_COOKIE_STEPPED &&
-	       MW_SF_DIRECT < MW_SF_WITH_ROOT(1) &&
+	       MW_SF_DIRECT < MW_SF_WITH_ROOT(1) && MW_SF_COPY < MW_COOKIE_SHARED &&
+	       MW_COOKIE_SHARED < MW_COOKIE_STEPPED &&
 	       MW_COOKIE_STEPPED < (1ull << MW_COOKIE_SLOT_SHIFT), "cookie flags below the slot");
 _Static_assert(MW_C_HITS + MW_HIT_STEPPED == MW_C_HITS_STEPPED &&
 	       MW_C_HITS + MW_HIT_RETURN == MW_C_HITS_RETURN, "hit counters in enum mw_hit's order");

@@ -247,14 +247,19 @@ static void cleanup(struct mw_session *s)
 
 /* Each watched process holds a pidfd and a link per object and program,
  * or without multi-uprobe links one per probe: the soft limit on open
- * files goes up to what --max-targets needs (the launched program was
- * forked before, with the limit it had). */
+ * files goes up to what its processes need, --max-targets of them in
+ * follow mode (the launched program was forked before, with the limit
+ * it had). */
 static void raise_nofile(struct mw_session *s)
 {
 	/* and each structure its own links (entry, return probes, returns) */
 	rlim_t links = s->kernel.multi ? 24 + 4 * (rlim_t)s->opts.nstructs :
 					  512 + 16 * (rlim_t)s->opts.nstructs;
-	rlim_t want = (rlim_t)s->opts.max_targets * links + 256;
+	/* only follow mode watches processes it was not named: --pid and
+	 * launch mode watch theirs, and their images after an exec */
+	rlim_t targets = options__follows(&s->opts) ? s->opts.max_targets :
+			 s->opts.command ? 1 : (rlim_t)s->opts.npids;
+	rlim_t want = targets * links + 256;
 	struct rlimit r;
 
 	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= want)
@@ -264,8 +269,10 @@ static void raise_nofile(struct mw_session *s)
 
 		if (!setrlimit(RLIMIT_NOFILE, &up))
 			return;
-		mw_err("can open only %llu files (RLIMIT_NOFILE), not the %llu that --max-targets %u may need",
-		       (unsigned long long)r.rlim_max, (unsigned long long)want, s->opts.max_targets);
+		mw_err("can open only %llu files (RLIMIT_NOFILE), not the %llu that %llu processes may need; raise the hard limit (ulimit -Hn)%s",
+		       (unsigned long long)r.rlim_max, (unsigned long long)want,
+		       (unsigned long long)targets,
+		       options__follows(&s->opts) ? " or lower --max-targets" : "");
 	}
 	r.rlim_cur = r.rlim_max < want ? r.rlim_max : want;
 	setrlimit(RLIMIT_NOFILE, &r);

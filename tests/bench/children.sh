@@ -50,35 +50,45 @@ echo "  (an untraced child's first rounds pay for its copy-on-write faults)"
 
 # ------------------------------------------------------ exit time
 echo
-echo "memwatch's exit after SIGTERM with N idle processes watched (s, median of $ROUNDS):"
-printf '%10s %8s  %s\n' processes "exit s" runs
+echo "memwatch's exit after SIGTERM with N idle processes watched (s, median of $ROUNDS),"
+echo "with this kernel's links and as on a kernel without multi-uprobe links"
+echo "(MEMWATCH_NO_MULTI=1: the shared tracefs events):"
+printf '%10s %8s %10s  %s\n' processes "exit s" "no-multi s" runs
 IDLE=()
-for n in ${BENCH_EXIT_PROCESSES:-1 64 256}; do
-	while [ "${#IDLE[@]}" -lt "$n" ]; do
-		sleep 3600 < /dev/null > /dev/null 2>&1 &
-		IDLE+=("$!")
-	done
-	runs=
+# exit_runs N [ENV...]: $ROUNDS exits with N processes watched into RUNS
+exit_runs() {
+	local n=$1 args=() p t0
+	shift
+	RUNS=
+	for p in "${IDLE[@]:0:$n}"; do args+=(-p "$p"); done
 	for r in $(seq "$ROUNDS"); do
-		args=()
-		for p in "${IDLE[@]:0:$n}"; do args+=(-p "$p"); done
 		: > "$TMP/exit.out"
-		$MW "${args[@]}" --max-targets $((n + 8)) -i 1 -o "$TMP/exit.out" 2>"$TMP/err" &
+		env "$@" $MW "${args[@]}" --max-targets $((n + 8)) -i 1 -o "$TMP/exit.out" 2>"$TMP/err" &
 		TRACER=$!
 		if ! wait_for "$TMP/exit.out" timestamp 300 "$TRACER"; then
-			runs="$runs -"
+			RUNS="$RUNS -"
 			stop_tracer
 			continue
 		fi
 		t0=$(date +%s.%N)
 		kill -TERM "$TRACER"
 		wait "$TRACER" 2>/dev/null
-		runs="$runs $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')"
+		RUNS="$RUNS $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')"
 		TRACER=
 	done
-	printf '%10s %8s  %s\n' "$n" "$(runs_median "$runs")" "$runs"
+}
+for n in ${BENCH_EXIT_PROCESSES:-1 64 256}; do
+	while [ "${#IDLE[@]}" -lt "$n" ]; do
+		sleep 3600 < /dev/null > /dev/null 2>&1 &
+		IDLE+=("$!")
+	done
+	exit_runs "$n"
+	multi=$RUNS
+	exit_runs "$n" MEMWATCH_NO_MULTI=1
+	printf '%10s %8s %10s  %s |%s\n' "$n" "$(runs_median "$multi")" "$(runs_median "$RUNS")" \
+		"$multi" "$RUNS"
 done
 kill "${IDLE[@]}" 2>/dev/null
-echo "  target: at most 3 s with 256 processes. Each process has its own links"
+echo "  target: at most 3 s with 256 processes, either way. Each process has its own links"
 echo "  (their pid filter), and releasing one scans the consumers of every"
 echo "  process's probe on the same code (one a probe: sessions)"

@@ -7,8 +7,10 @@
  *   uprobe costs a kernel synchronisation each (~0.2 s here: 60 probes
  *   took 11 s to detach one by one); a multi link pays it once.
  * - else perf-event uprobes, a link an offset. The kernel destroys each
- *   with a synchronisation under one global lock (event_mutex), so
- *   closing them in parallel gains nothing: docs/kernels.md.
+ *   event with a synchronisation under one global lock (event_mutex), so
+ *   closing them in parallel gains nothing: where tracefs is there, every
+ *   process joins one shared event a probe (tracefs.h), and only the
+ *   event's last close pays (docs/kernels.md).
  * An allocator's entry points with a return are uprobe sessions where the
  * kernel has them (Linux 6.12+): one program runs at the entry and at the
  * return, the entry may decline the return (a throwing call must), and a
@@ -27,6 +29,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "probes/attach.h"
+#include "probes/tracefs.h"
 #include "probes/uprobelink.h"
 #include "log.h"
 #include "memwatch.h"
@@ -324,6 +327,23 @@ static int keep_link(struct mw_links *l, int fd, int what)
 	return -1;
 }
 
+/* A perf-event uprobe of @prog_fd at @path+@offset for @pid with @cookie
+ * (its slot's): one of the shared tracefs events where there are, else
+ * an event of its own. Its descriptor, or -errno. */
+static int perf_probe(int prog_fd, bool ret, const char *path, __u64 offset, __u64 cookie,
+		      pid_t pid)
+{
+	int fd = -ENOENT;
+
+	if (kern.shared)
+		fd = tracefs__join(prog_fd, ret, path, offset,
+				   (cookie & ~MW_COOKIE_SLOT_MASK) | MW_COOKIE_SHARED, pid);
+	/* a path tracefs cannot name gets an event of its own */
+	if (fd == -EINVAL || fd == -ENAMETOOLONG || !kern.shared)
+		fd = uprobelink__perf(prog_fd, ret, path, offset, cookie, pid);
+	return fd;
+}
+
 /* Makes @set's links for @bpf_prog (its returns if @ret, a session's if
  * @session): one multi-uprobe link, or a perf-event uprobe an offset;
  * kept in @l as holding @what. 0 (none if empty), or -1 after a
@@ -345,8 +365,7 @@ static int link_set(const struct link_set *set, struct bpf_program *bpf_prog, pi
 		made = fd >= 0 ? set->cnt : 0;
 	}
 	for (; !kern.multi && made < set->cnt; made++) {
-		fd = uprobelink__perf(prog_fd, ret, path, set->offsets[made], set->cookies[made],
-				      pid);
+		fd = perf_probe(prog_fd, ret, path, set->offsets[made], set->cookies[made], pid);
 		if (fd < 0)
 			break;
 		if (keep_link(l, fd, what))
@@ -584,6 +603,8 @@ void attach__release_wait(void)
 	pool.fd = NULL;
 	pool.n = pool.cap = pool.threads = 0;
 	pool.done = false;
+	if (kern.shared)
+		tracefs__close();	/* no process's perf event of them is left */
 }
 
 size_t attach__close(struct mw_links *l, int what)
@@ -670,9 +691,13 @@ void attach__scrub(struct memwatch_bpf *skel, const struct mw_links *l, pid_t pi
 			continue;
 		}
 		/* a perf event an offset, with no program: its breakpoint */
-		for (__u32 k = 0; k < n; k++)
-			if ((fd = uprobelink__perf(-1, false, path, offsets[k], 0, pid)) >= 0)
+		for (__u32 k = 0; k < n; k++) {
+			fd = kern.shared ? tracefs__scrub(path, offsets[k], pid) : -ENOENT;
+			if (fd < 0)
+				fd = uprobelink__perf(-1, false, path, offsets[k], 0, pid);
+			if (fd >= 0)
 				release_fd(fd);
+		}
 	}
 	free(offsets);
 }

@@ -62,7 +62,8 @@ void attach__destroy(struct mw_links *links);
  * (none of their probes can fire again): each link's release waits for
  * the kernel, and a pool of threads shares those waits. */
 void attach__release(struct mw_links *links);
-/* Waits until every link attach__release took is closed (at exit). */
+/* Waits until every link attach__release took is closed, then removes
+ * the shared events (at exit: no process may be probed after it). */
 void attach__release_wait(void);
 /* Detaches the links of @links that hold @what (MW_LINK_HEAP, or a
  * structure id): their probes leave the target at once. Returns how many

@@ -293,6 +293,19 @@ static int probe_table(struct mw_probe_table *tab)
 	return err;
 }
 
+/* Enters the helper in the slots map at @slot (@on), or takes it out:
+ * a shared event's programs find the slot there (tracefs.h). 0, or
+ * -errno. */
+static int enlist(struct memwatch_bpf *skel, pid_t pid, uint32_t slot, bool on)
+{
+	__u32 tgid = (__u32)pid;
+
+	if (!on)
+		return bpf_map__delete_elem(skel->maps.slots, &tgid, sizeof(tgid), 0);
+	return bpf_map__update_elem(skel->maps.slots, &tgid, sizeof(tgid), &slot, sizeof(slot),
+				    BPF_ANY);
+}
+
 static double at_least_zero(double v)
 {
 	return v > 0 ? v : 0;
@@ -322,12 +335,15 @@ int calibrate__run(struct memwatch_bpf *skel, struct mw_places *places, uint32_t
 	}
 	err = measure(&h, bare);
 	if (!err)
+		err = enlist(skel, h.pid, slot, true);
+	if (!err)
 		err = attach__table(skel, places, h.pid, slot, &tab, &links, false) ? -2 : 0;
 	if (!err)
 		err = measure(&h, probed);
 	if (!err && !probes_fired(skel, slot))
 		err = -3;
 	attach__destroy(&links);	/* not attach__release: see calibrate__nops */
+	enlist(skel, h.pid, slot, false);
 	helper_stop(&h);
 	probes__free(&tab);
 	if (err) {
@@ -385,13 +401,15 @@ int calibrate__nops(struct memwatch_bpf *skel, struct mw_places *places, uint32_
 	}
 	/* a nop's hit, then a mov's, which is stepped everywhere: the area
 	 * must be there after it, or what the nop's said is not known */
-	if (!attach__table(skel, places, h.pid, slot, &tab, &links, true) &&
+	if (!enlist(skel, h.pid, slot, true) &&
+	    !attach__table(skel, places, h.pid, slot, &tab, &links, true) &&
 	    ask_n(&h, LOOP_NOP, 1) >= 0 && (nop = has_xol_area(h.pid)) == 0 &&
 	    ask_n(&h, LOOP_STEPPED, 1) >= 0)
 		mov = has_xol_area(h.pid);
 	/* closed here, not by the closers' threads: no thread may start
 	 * before privs__drop (capabilities are per thread) */
 	attach__destroy(&links);
+	enlist(skel, h.pid, slot, false);
 	helper_stop(&h);
 	probes__free(&tab);
 	if (nop == 1 || (nop == 0 && mov == 1)) {

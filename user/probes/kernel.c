@@ -17,6 +17,7 @@
 #include <linux/bpf.h>
 #include "log.h"
 #include "probes/kernel.h"
+#include "probes/tracefs.h"
 #include "probes/uprobelink.h"
 
 /* What memwatch's programs cannot do without: Linux 5.17 has it all
@@ -100,6 +101,8 @@ int kernel__probe(struct mw_kernel *k)
 	k->multi = !getenv("MEMWATCH_NO_MULTI") && has_link(MW_TRACE_UPROBE_MULTI);
 	k->session = k->multi && !getenv("MEMWATCH_NO_SESSIONS") &&
 		     has_link(MW_TRACE_UPROBE_SESSION);
+	/* MEMWATCH_NO_SHARED: a perf event of its own for every probe */
+	k->shared = !k->multi && !getenv("MEMWATCH_NO_SHARED") && !tracefs__open();
 	mw_debug("Linux %s: %s", k->release, kernel__mechanism(k));
 	return 0;
 }
@@ -110,5 +113,7 @@ const char *kernel__mechanism(const struct mw_kernel *k)
 		return "multi-uprobe links, uprobe sessions";
 	if (k->multi)
 		return "multi-uprobe links, entry and return probes";
+	if (k->shared)
+		return "perf-event uprobes in shared tracefs events, entry and return probes";
 	return "perf-event uprobes, entry and return probes";
 }

@@ -14,6 +14,8 @@ struct mw_kernel {
 	bool multi;	/* multi-uprobe links (Linux 6.6): one link an object */
 	bool session;	/* uprobe sessions (Linux 6.12): one program for
 			 * entry and return, which the entry may decline */
+	bool shared;	/* without multi: perf events of tracefs uprobe
+			 * events every process shares (tracefs.h) */
 	char release[65];	/* uname -r, for messages */
 };
 
