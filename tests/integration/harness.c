@@ -428,29 +428,69 @@ bool file_replaced(const char *path, int n)
 	return true;
 }
 
-int pidfds_held(pid_t holder)
+/* The pids of the processes @holder's pidfds name, as their fdinfo
+ * says ("Pid:\tN"; -1 once reaped), written into @out as "N N ...". */
+int pidfd_pids(pid_t holder, char *out, size_t len)
 {
-	char dir[64], path[320], link[64];
+	char dir[64], path[320], link[64], line[128];
 	struct dirent *e;
+	size_t used = 0;
 	int n = 0;
 	DIR *d;
 
+	out[0] = '\0';
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)holder);
 	d = opendir(dir);
 	if (!d)
 		return -1;
 	while ((e = readdir(d))) {
-		ssize_t len;
+		ssize_t l;
+		FILE *f;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len <= 0)
+		l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
 			continue;
-		link[len] = '\0';
-		n += !strcmp(link, "anon_inode:[pidfd]");
+		link[l] = '\0';
+		if (strcmp(link, "anon_inode:[pidfd]"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", (int)holder, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "Pid:", 4)) {
+				if (used + 16 < len)
+					used += (size_t)snprintf(out + used, len - used, "%s%ld",
+								 n ? " " : "",
+								 strtol(line + 4, NULL, 10));
+				n++;
+			}
+		fclose(f);
 	}
 	closedir(d);
 	return n;
+}
+
+int pidfds_held(pid_t holder)
+{
+	char pids[1024];
+
+	return pidfd_pids(holder, pids, sizeof(pids));
+}
+
+bool holds_pidfd(pid_t holder, pid_t pid)
+{
+	char pids[1024], want[16];
+	const char *p = pids;
+
+	if (pidfd_pids(holder, pids, sizeof(pids)) <= 0)
+		return false;
+	snprintf(want, sizeof(want), "%d", (int)pid);
+	for (; *p; p += strcspn(p, " "), p += *p == ' ')
+		if (!strncmp(p, want, strlen(want)) && (p[strlen(want)] == ' ' || !p[strlen(want)]))
+			return true;
+	return false;
 }
 
 #include <arpa/inet.h>

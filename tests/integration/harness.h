@@ -104,6 +104,12 @@ bool file_replaced(const char *path, int n);
  * process it watches, until it has let the process go; a pidfd's fdinfo
  * no longer names a process once it is reaped, so they are counted). */
 int pidfds_held(pid_t holder);
+/* The pids @holder's pidfds name ("N N ..."; -1 for a reaped one): how
+ * many, or -1 if @holder is gone. */
+int pidfd_pids(pid_t holder, char *out, size_t len);
+/* Whether @holder holds a pidfd of @pid (a process of that pid, even a
+ * zombie). */
+bool holds_pidfd(pid_t holder, pid_t pid);
 double now_s(void);
 
 
